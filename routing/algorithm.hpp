@@ -1,0 +1,50 @@
+// The routing-algorithm plug-in interface and its registry (BookSim-style: chosen by name).
+//
+// Adding an algorithm is one new file that defines `std::unique_ptr<RoutingAlgorithm>
+// make_<name>()` and one line in algorithms.def.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "routing/fabric.hpp"
+#include "routing/flow.hpp"
+#include "routing/link_load.hpp"
+
+namespace ibsdn {
+
+struct RouteRequest {
+  const Fabric& fabric;
+  std::span<const Flow> flows;
+  /// Load already placed by other active jobs; algorithms that look at load add theirs on top.
+  const LinkLoad* background = nullptr;
+  /// Compare seed 002 weights instead of flow counts (greedy family).
+  bool weighted = false;
+  /// For randomised choices (Valiant's intermediate group); same seed, same routes.
+  std::uint64_t seed = 1;
+};
+
+class RoutingAlgorithm {
+ public:
+  virtual ~RoutingAlgorithm() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  [[nodiscard]] virtual std::string_view summary() const = 0;
+  /// Empty when this algorithm can route on `f`; otherwise why it cannot.
+  [[nodiscard]] virtual std::string unsupported_reason(const Fabric& f) const = 0;
+  /// One path per flow, in the order of req.flows. Throws std::invalid_argument for a fabric it
+  /// does not support or a flow whose endpoints are not HCAs of the fabric.
+  [[nodiscard]] virtual std::vector<Path> route(const RouteRequest& req) const = 0;
+};
+
+/// Throws std::invalid_argument listing the known names when `name` is unknown.
+std::unique_ptr<RoutingAlgorithm> make_algorithm(std::string_view name);
+std::vector<std::string> algorithm_names();
+
+/// Checks the request's flows: endpoints are distinct HCAs of the fabric. Throws otherwise.
+void check_flows(const RouteRequest& req);
+
+}  // namespace ibsdn

@@ -1,0 +1,60 @@
+#include <stdexcept>
+
+#include "routing/algorithm.hpp"
+
+namespace ibsdn {
+
+#define IBSDN_ALGORITHM(name, suffix) std::unique_ptr<RoutingAlgorithm> make_##suffix();
+#include "routing/algorithms.def"
+#undef IBSDN_ALGORITHM
+
+namespace {
+
+struct Entry {
+  std::string_view name;
+  std::unique_ptr<RoutingAlgorithm> (*make)();
+};
+
+constexpr Entry kAlgorithms[] = {
+#define IBSDN_ALGORITHM(name, suffix) {name, &make_##suffix},
+#include "routing/algorithms.def"
+#undef IBSDN_ALGORITHM
+};
+
+}  // namespace
+
+std::unique_ptr<RoutingAlgorithm> make_algorithm(std::string_view name) {
+  for (const Entry& e : kAlgorithms) {
+    if (e.name == name) return e.make();
+  }
+  std::string known;
+  for (const Entry& e : kAlgorithms) known += (known.empty() ? "" : ", ") + std::string(e.name);
+  throw std::invalid_argument("unknown routing algorithm '" + std::string(name) + "' (known: " +
+                              known + ")");
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> out;
+  for (const Entry& e : kAlgorithms) out.emplace_back(e.name);
+  return out;
+}
+
+void check_flows(const RouteRequest& req) {
+  const std::size_t n = req.fabric.num_nodes();
+  for (std::size_t i = 0; i < req.flows.size(); ++i) {
+    const Flow& f = req.flows[i];
+    if (!f.src.valid() || !f.dst.valid() || f.src.value() >= n || f.dst.value() >= n ||
+        !req.fabric.node(f.src).is_hca() || !req.fabric.node(f.dst).is_hca()) {
+      throw std::invalid_argument("flow " + std::to_string(i) + ": endpoints must be HCAs");
+    }
+    if (f.src == f.dst) {
+      throw std::invalid_argument("flow " + std::to_string(i) + ": source equals destination (" +
+                                  req.fabric.node(f.src).name + ")");
+    }
+  }
+  if (req.background && req.background->size() != req.fabric.num_links()) {
+    throw std::invalid_argument("background load does not match the fabric");
+  }
+}
+
+}  // namespace ibsdn

@@ -1,0 +1,110 @@
+// The fabric graph: switches and HCAs, their numbered ports, and the directed links between them.
+//
+// Every physical cable becomes two directed links (one per direction), each with its own LinkId,
+// because load is accounted per direction. Topology-specific layouts (XGFT labels, dragonfly
+// groups) are attached by the generators or recognisers that know them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "flowtable/types.hpp"
+#include "routing/ids.hpp"
+
+namespace ibsdn {
+
+enum class NodeKind : std::uint8_t { kSwitch, kHca };
+
+struct Port {
+  PortNum num{};            // 1-based physical port number
+  NodeIdx peer{};           // invalid() when the port is not cabled
+  PortNum peer_port{};
+  LinkId out{};             // the directed link leaving through this port
+  double gbps = 0.0;        // link capacity
+  [[nodiscard]] bool connected() const { return peer.valid(); }
+};
+
+struct Node {
+  NodeKind kind = NodeKind::kHca;
+  std::string name;         // identifier without spaces, e.g. "n0001", "l1s003"
+  std::string description;  // NodeDescription, e.g. "n0001 HCA-1"
+  Guid guid{};
+  Lid lid{};
+  std::uint16_t gpus = 0;   // GPUs per compute node (HCAs only)
+  std::vector<Port> ports;  // ports[i].num == i + 1
+  [[nodiscard]] bool is_switch() const { return kind == NodeKind::kSwitch; }
+  [[nodiscard]] bool is_hca() const { return kind == NodeKind::kHca; }
+};
+
+struct Link {
+  NodeIdx from{};
+  PortNum from_port{};
+  NodeIdx to{};
+  PortNum to_port{};
+  double gbps = 0.0;
+};
+
+struct XgftLayout;       // routing/xgft.hpp
+struct DragonflyLayout;  // routing/dragonfly.hpp
+
+class Fabric {
+ public:
+  Fabric();
+  ~Fabric();
+  Fabric(Fabric&&) noexcept;
+  Fabric& operator=(Fabric&&) noexcept;
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  /// Adds a node with `num_ports` uncabled ports. Names must be unique and free of whitespace.
+  NodeIdx add_node(NodeKind kind, std::string name, std::size_t num_ports, Guid guid = Guid{});
+  /// Cables a:pa to b:pb (both ports must exist and be free) and creates both directed links.
+  void connect(NodeIdx a, PortNum pa, NodeIdx b, PortNum pb, double gbps);
+
+  [[nodiscard]] std::size_t num_nodes() const { return nodes_.size(); }
+  [[nodiscard]] std::size_t num_links() const { return links_.size(); }
+  [[nodiscard]] const Node& node(NodeIdx n) const { return nodes_.at(n.value()); }
+  [[nodiscard]] Node& node(NodeIdx n) { return nodes_.at(n.value()); }
+  [[nodiscard]] const Link& link(LinkId l) const { return links_.at(l.value()); }
+  [[nodiscard]] const Port& port(NodeIdx n, PortNum p) const;
+  [[nodiscard]] const std::vector<Node>& nodes() const { return nodes_; }
+  [[nodiscard]] const std::vector<Link>& links() const { return links_; }
+  /// HCAs (compute nodes) in insertion order; generators insert them in host-index order.
+  [[nodiscard]] const std::vector<NodeIdx>& hcas() const { return hcas_; }
+  [[nodiscard]] const std::vector<NodeIdx>& switches() const { return switches_; }
+  [[nodiscard]] std::optional<NodeIdx> find(std::string_view name) const;
+  /// The reverse direction of a directed link.
+  [[nodiscard]] LinkId reverse(LinkId l) const;
+
+  /// Switch level: 0 for HCAs, 1 for switches with HCAs attached, then by BFS distance.
+  /// Computed by compute_levels(); empty before.
+  [[nodiscard]] const std::vector<int>& levels() const { return levels_; }
+  [[nodiscard]] int level(NodeIdx n) const { return levels_.at(n.value()); }
+  void compute_levels();
+
+  // Topology layouts, present when a generator or recogniser established them.
+  [[nodiscard]] const XgftLayout* xgft() const { return xgft_.get(); }
+  [[nodiscard]] const DragonflyLayout* dragonfly() const { return dragonfly_.get(); }
+  void set_xgft(XgftLayout layout);
+  void set_dragonfly(DragonflyLayout layout);
+
+  /// A human label for a topology: "XGFT(3;8,8,16;1,8,8)", "dragonfly(4,8,4,33)", "netlist".
+  std::string kind_label;
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Link> links_;
+  std::vector<NodeIdx> hcas_;
+  std::vector<NodeIdx> switches_;
+  std::unordered_map<std::string, NodeIdx> by_name_;
+  std::vector<int> levels_;
+  std::unique_ptr<XgftLayout> xgft_;
+  std::unique_ptr<DragonflyLayout> dragonfly_;
+};
+
+}  // namespace ibsdn
