@@ -211,11 +211,49 @@ Fabric generate_xgft(const XgftParams& p, int gpus_per_node, double gbps) {
       }
     }
   }
-  x.host_of_node.assign(f.num_nodes(), XgftLayout::kNotHost);
-  for (std::uint32_t i = 0; i < x.hosts.size(); ++i) x.host_of_node[x.hosts[i].value()] = i;
   f.compute_levels();
+  index_xgft_ports(f, x);
   f.set_xgft(std::move(x));
   return f;
+}
+
+void index_xgft_ports(const Fabric& f, XgftLayout& x) {
+  const XgftParams& p = x.params;
+  x.host_of_node.assign(f.num_nodes(), XgftLayout::kNotHost);
+  for (std::uint32_t i = 0; i < x.hosts.size(); ++i) x.host_of_node[x.hosts[i].value()] = i;
+  x.up_port.assign(f.num_nodes(), {});
+  x.down_port.assign(f.num_nodes(), {});
+  // For every level-(l-1) node and every up digit y, find the port cabled to that parent.
+  for (int l = 1; l <= p.h; ++l) {
+    const std::uint64_t below = l == 1 ? x.hosts.size() : x.switches[l - 2].size();
+    for (std::uint64_t c = 0; c < below; ++c) {
+      const std::uint64_t child_x = l == 1 ? c : c / x.w_prefix[l - 1];
+      const std::uint64_t child_y = l == 1 ? 0 : c % x.w_prefix[l - 1];
+      const NodeIdx child = l == 1 ? x.hosts[c] : x.switches[l - 2][c];
+      const std::uint64_t parent_x = child_x / static_cast<std::uint64_t>(p.m[l - 1]);
+      const auto digit = static_cast<std::size_t>(child_x % static_cast<std::uint64_t>(p.m[l - 1]));
+      auto& ups = x.up_port[child.value()];
+      ups.assign(static_cast<std::size_t>(p.w[l - 1]), PortNum{});
+      for (int y = 0; y < p.w[l - 1]; ++y) {
+        const NodeIdx parent =
+            x.switches[l - 1][parent_x * x.w_prefix[l] +
+                              child_y + static_cast<std::uint64_t>(y) * x.w_prefix[l - 1]];
+        auto& downs = x.down_port[parent.value()];
+        if (downs.empty()) downs.assign(static_cast<std::size_t>(p.m[l - 1]), PortNum{});
+        for (const Port& port : f.node(child).ports) {
+          if (port.peer == parent) {
+            ups[static_cast<std::size_t>(y)] = port.num;
+            downs[digit] = port.peer_port;
+            break;
+          }
+        }
+        if (ups[static_cast<std::size_t>(y)].value() == 0) {
+          throw std::invalid_argument("XGFT: " + f.node(child).name + " is not cabled to its parent " +
+                                      f.node(parent).name);
+        }
+      }
+    }
+  }
 }
 
 void xgft_path(const Fabric& f, const XgftLayout& x, std::uint32_t s, std::uint32_t d,
@@ -224,18 +262,15 @@ void xgft_path(const Fabric& f, const XgftLayout& x, std::uint32_t s, std::uint3
   if (k == 0) throw std::invalid_argument("xgft_path: source and destination are the same host");
   NodeIdx cur = x.hosts[s];
   for (int l = 1; l <= k; ++l) {
-    int up_port = 1;
-    if (l > 1) {
-      const auto y = static_cast<int>((y_index / x.w_prefix[l - 1]) %
-                                      static_cast<std::uint64_t>(x.params.w[l - 1]));
-      up_port = x.params.m[l - 2] + 1 + y;
-    }
-    const Port& p = f.port(cur, PortNum(static_cast<std::uint8_t>(up_port)));
+    const auto y = static_cast<std::size_t>((y_index / x.w_prefix[l - 1]) %
+                                            static_cast<std::uint64_t>(x.params.w[l - 1]));
+    const Port& p = f.port(cur, x.up_port[cur.value()][y]);
     out.push_back(p.out);
     cur = p.peer;
   }
   for (int l = k; l >= 1; --l) {
-    const Port& p = f.port(cur, PortNum(static_cast<std::uint8_t>(x.host_digit(d, l) + 1)));
+    const auto digit = static_cast<std::size_t>(x.host_digit(d, l));
+    const Port& p = f.port(cur, x.down_port[cur.value()][digit]);
     out.push_back(p.out);
     cur = p.peer;
   }
@@ -270,9 +305,11 @@ std::uint64_t xgft_path_y_index(const Fabric& f, const XgftLayout& x, std::span<
     if ((up && lt != lf + 1) || (!up && lt != lf - 1)) {
       throw std::invalid_argument("hop " + std::to_string(i) + " goes the wrong way for up*/down*");
     }
-    if (up && lf >= 1) {
-      const int y = ln.from_port.value() - 1 - x.params.m[lf - 1];
-      y_index += static_cast<std::uint64_t>(y) * x.w_prefix[lf];
+    if (up) {
+      const auto& ups = x.up_port[ln.from.value()];
+      const auto it = std::find(ups.begin(), ups.end(), ln.from_port);
+      if (it == ups.end()) throw std::invalid_argument("hop " + std::to_string(i) + " is not an up port");
+      y_index += static_cast<std::uint64_t>(it - ups.begin()) * x.w_prefix[lf];
     }
   }
   std::vector<LinkId> again;

@@ -6,9 +6,10 @@
 // significant, its "y index" is y_1..y_l with y_1 least significant, and its switch index at that
 // level is x_index * (w_1*...*w_l) + y_index.
 //
-// Ports. A level-l switch has down ports 1..m_l (port x_l + 1 leads to the child whose x_l digit
-// is x_l) followed by up ports m_l+1 .. m_l+w_{l+1} (port m_l + 1 + y leads to the parent whose
-// y_{l+1} digit is y). A host has one port (w_1 must be 1). Top-level switches have no up ports.
+// Ports. The generator gives a level-l switch down ports 1..m_l (port x_l + 1 leads to the child
+// whose x_l digit is x_l) followed by up ports m_l+1 .. m_l+w_{l+1} (port m_l + 1 + y leads to the
+// parent whose y_{l+1} digit is y). A host has one port (w_1 must be 1). A fabric recognised from
+// a netlist may be cabled in any order, so routing goes through the layout's port maps.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,10 @@ struct XgftLayout {
   std::vector<NodeIdx> hosts;                  // host index -> HCA node
   std::vector<std::vector<NodeIdx>> switches;  // switches[l-1][switch index] -> node, l = 1..h
   std::vector<std::uint32_t> host_of_node;     // node -> host index, or kNotHost
+  // Port maps, indexed by node: up_port[n][y] leads to the parent whose up digit is y,
+  // down_port[n][x] to the child whose digit is x (empty for hosts / top-level switches).
+  std::vector<std::vector<PortNum>> up_port;
+  std::vector<std::vector<PortNum>> down_port;
   static constexpr std::uint32_t kNotHost = 0xFFFFFFFFu;
 
   // Products used by the label arithmetic, precomputed by make().
@@ -61,6 +66,10 @@ struct XgftLayout {
   /// Number of distinct up*/down* shortest paths between hosts whose NCA is at level k.
   [[nodiscard]] std::uint64_t paths_at_level(int k) const { return w_prefix[k]; }
 };
+
+/// Fills host_of_node, up_port and down_port from hosts / switches and the fabric's cabling.
+/// Throws std::invalid_argument if the cabling does not match the labels.
+void index_xgft_ports(const Fabric& f, XgftLayout& x);
 
 /// Builds the fabric of an XGFT: hosts n0001.., switches l<level>s<index>, down ports first.
 /// `gpus_per_node` is stored on every HCA. Link capacity `gbps` on every cable.

@@ -1,0 +1,16 @@
+// Subcommands of ibsdn-sim; each lives in its own cmd_<name>.cpp.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "sim_backend/topology_spec.hpp"
+
+namespace ibsdn {
+
+/// Adds --xgft / --dragonfly / --megafly / --netlist-in / --gpus-per-node / --gbps to `cmd`.
+void add_topology_options(CLI::App& cmd, TopologySpec& spec);
+
+void add_topo_command(CLI::App& app);
+void add_route_command(CLI::App& app);
+
+}  // namespace ibsdn
