@@ -1,0 +1,43 @@
+// Measures of a routing: L_D, its lower bounds (thesis Theorem 1 and the tapered subtree bound),
+// seed 002's weighted load, and path validity.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "routing/fabric.hpp"
+#include "routing/flow.hpp"
+#include "routing/link_load.hpp"
+
+namespace ibsdn {
+
+struct LowerBound {
+  std::uint32_t value = 0;      // max(node_load, subtree terms)
+  std::uint32_t node_load = 0;  // NL_D (Theorem 1)
+  /// Which term set the bound: "NL_D" or e.g. "level-1 subtree 3 (up links 8, 24 flows out)".
+  std::string binding;
+};
+
+/// On any fabric NL_D bounds L_D from below (one link per HCA). On an XGFT every subtree below
+/// the top also bounds it: the flows leaving (entering) a subtree share its up links, so some up
+/// (down) link carries at least ceil(flows / up links). On full-bisection XGFTs those terms never
+/// exceed NL_D; on tapered ones they usually do.
+LowerBound lower_bound(const Fabric& f, std::span<const Flow> flows);
+
+struct RouteQuality {
+  std::int32_t max_link_load = 0;  // L_D of these flows alone
+  double max_weight = 0.0;         // largest sum of seed 002 weights on one link (PJML)
+  LowerBound bound;
+  [[nodiscard]] double ratio() const {
+    return bound.value ? static_cast<double>(max_link_load) / bound.value : 0.0;
+  }
+};
+
+RouteQuality evaluate(const Fabric& f, std::span<const Flow> flows, std::span<const Path> paths);
+
+/// Empty when `p` is a loop-free path of existing, contiguous links from flow.src to flow.dst
+/// (and, on an XGFT, a shortest up*/down* path); otherwise what is wrong.
+std::string validate_path(const Fabric& f, const Flow& flow, const Path& p);
+
+}  // namespace ibsdn

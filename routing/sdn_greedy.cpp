@@ -1,0 +1,105 @@
+// SDN-greedy (thesis Algorithm 2): flows in order; for each, every shortest up*/down* path is
+// scored by its path load (the largest load among its links, counting other jobs' load and the
+// flows placed so far) and the least loaded path wins. Ties go to the first path in the order
+// of up digits y_2, y_3, ... (lowest y_2 first). The weighted variant scores with seed 002's
+// weights w(s,d) = min(1/s_out, 1/d_in) instead of flow counts.
+//
+// Paths are explored digit by digit: the up link and the matching down link at level j depend
+// only on y_2..y_j, so a prefix whose load already reaches the best path's is not extended
+// (it cannot win: ties keep the earlier path).
+#include <stdexcept>
+
+#include "routing/algorithm.hpp"
+#include "routing/xgft.hpp"
+
+namespace ibsdn {
+namespace {
+
+class SdnGreedy final : public RoutingAlgorithm {
+ public:
+  explicit SdnGreedy(bool weighted) : weighted_(weighted) {}
+  std::string_view name() const override { return weighted_ ? "sdn-greedy-weighted" : "sdn-greedy"; }
+  std::string_view summary() const override {
+    return weighted_ ? "least max-loaded shortest path per flow, seed 002 weights"
+                     : "least max-loaded shortest path per flow, in flow order (Algorithm 2)";
+  }
+  std::string unsupported_reason(const Fabric& f) const override {
+    return f.xgft() ? "" : "needs an XGFT layout";
+  }
+
+  std::vector<Path> route(const RouteRequest& req) const override {
+    check_flows(req);
+    const XgftLayout* x = req.fabric.xgft();
+    if (!x) throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+    const bool weighted = weighted_ || req.weighted;
+    const Fabric& f = req.fabric;
+    std::vector<double> load(f.num_links(), 0.0);
+    if (req.background) {
+      for (std::size_t l = 0; l < load.size(); ++l) {
+        load[l] = weighted ? req.background->weight(LinkId(l)) : req.background->flows(LinkId(l));
+      }
+    }
+    Search s{f, *x, load};
+    std::vector<Path> out(req.flows.size());
+    for (std::size_t i = 0; i < req.flows.size(); ++i) {
+      const Flow& fl = req.flows[i];
+      s.src = x->host_of_node[fl.src.value()];
+      s.dst = x->host_of_node[fl.dst.value()];
+      s.k = x->nca_level(s.src, s.dst);
+      // The host's own up link and the destination's down link are on every candidate path.
+      const LinkId first = f.port(fl.src, PortNum(1)).out;
+      const LinkId last = f.reverse(f.port(fl.dst, PortNum(1)).out);
+      s.best = -1.0;
+      s.best_y = 0;
+      s.descend(2, 0, std::max(load[first.value()], load[last.value()]));
+      xgft_path(f, *x, s.src, s.dst, s.best_y, out[i]);
+      const double add = weighted ? fl.weight : 1.0;
+      for (LinkId l : out[i]) load[l.value()] += add;
+    }
+    return out;
+  }
+
+ private:
+  struct Search {
+    const Fabric& f;
+    const XgftLayout& x;
+    const std::vector<double>& load;
+    std::uint32_t src = 0;
+    std::uint32_t dst = 0;
+    int k = 0;
+    double best = -1.0;
+    std::uint64_t best_y = 0;
+
+    // Chooses y_j for j = level..k given the digits in y so far and the prefix's path load.
+    void descend(int level, std::uint64_t y, double prefix_load) {
+      constexpr double kEps = 1e-9;
+      if (best >= 0.0 && prefix_load >= best - kEps) return;
+      if (level > k) {
+        best = prefix_load;
+        best_y = y;
+        return;
+      }
+      const NodeIdx a = x.ancestor(src, level - 1, y);
+      const NodeIdx b = x.ancestor(dst, level - 1, y);
+      const auto& ups_a = x.up_port[a.value()];
+      const auto& ups_b = x.up_port[b.value()];
+      for (std::size_t d = 0; d < ups_a.size(); ++d) {
+        const LinkId up = f.port(a, ups_a[d]).out;
+        const LinkId down = f.reverse(f.port(b, ups_b[d]).out);
+        const double l = std::max({prefix_load, load[up.value()], load[down.value()]});
+        descend(level + 1, y + d * x.w_prefix[level - 1], l);
+      }
+    }
+  };
+
+  bool weighted_;
+};
+
+}  // namespace
+
+std::unique_ptr<RoutingAlgorithm> make_sdn_greedy() { return std::make_unique<SdnGreedy>(false); }
+std::unique_ptr<RoutingAlgorithm> make_sdn_greedy_weighted() {
+  return std::make_unique<SdnGreedy>(true);
+}
+
+}  // namespace ibsdn
