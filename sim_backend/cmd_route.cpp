@@ -1,15 +1,135 @@
-// ibsdn-sim route: route a pattern on a topology and report L_D against its bound.
+// ibsdn-sim route: route a job's pattern on a topology and report L_D against its lower bound.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 
+#include "routing/algorithm.hpp"
+#include "routing/route_quality.hpp"
 #include "sim_backend/commands.hpp"
+#include "sim_backend/job_builder.hpp"
 
 namespace ibsdn {
+namespace {
+
+struct RouteOptions {
+  TopologySpec topo;
+  JobSpec job;
+  std::string algorithm = "sdn-optimal";
+  std::string paths_out;
+  bool json = false;
+  bool weighted = false;
+};
+
+/// One flow per line: SRC DST SWITCH:PORT ... (each switch on the path and its output port).
+void write_paths(std::ostream& os, const Fabric& f, const std::vector<Flow>& flows,
+                 const std::vector<Path>& paths) {
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    os << f.node(flows[i].src).name << ' ' << f.node(flows[i].dst).name;
+    for (LinkId l : paths[i]) {
+      const Link& ln = f.link(l);
+      if (f.node(ln.from).is_switch()) os << ' ' << f.node(ln.from).name << ':' << int{ln.from_port.value()};
+    }
+    os << '\n';
+  }
+}
+
+void run(const RouteOptions& o) {
+  const Fabric f = build_topology(o.topo);
+  const BuiltJob job = build_job(f, o.job);
+  const auto alg = make_algorithm(o.algorithm);
+  if (const std::string why = alg->unsupported_reason(f); !why.empty()) {
+    throw std::invalid_argument(o.algorithm + " cannot route on " + f.kind_label + ": " + why);
+  }
+  RouteRequest req{f, job.flows};
+  req.weighted = o.weighted;
+  req.seed = o.job.seed;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Path> paths = alg->route(req);
+  const auto t1 = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  const RouteQuality q = evaluate(f, job.flows, paths);
+
+  if (!o.paths_out.empty()) {
+    if (o.paths_out == "-") {
+      write_paths(std::cout, f, job.flows, paths);
+    } else {
+      std::ofstream os(o.paths_out);
+      if (!os) throw std::invalid_argument("cannot write --paths file '" + o.paths_out + "'");
+      write_paths(os, f, job.flows, paths);
+      if (!os.flush()) throw std::invalid_argument("error writing '" + o.paths_out + "'");
+    }
+  }
+  if (o.json) {
+    nlohmann::json j = {
+        {"topology", f.kind_label},
+        {"compute_nodes", f.hcas().size()},
+        {"pattern", o.job.pattern},
+        {"seed", o.job.seed},
+        {"job_nodes", job.nodes.size()},
+        {"ranks", job.ranks},
+        {"ranks_per_node", job.ranks_per_node},
+        {"mapping", o.job.mapping},
+        {"rank_flows", job.rank_flows},
+        {"flows", job.flows.size()},
+        {"algorithm", o.algorithm},
+        {"max_link_load", q.max_link_load},
+        {"node_load", q.bound.node_load},
+        {"bound", q.bound.value},
+        {"bound_binding", q.bound.binding},
+        {"ratio", q.ratio()},
+        {"max_weight", q.max_weight},
+        {"compute_ms", ms},
+    };
+    std::cout << j.dump(2) << '\n';
+    return;
+  }
+  std::printf("topology    %s: %zu compute nodes, %zu switches\n", f.kind_label.c_str(),
+              f.hcas().size(), f.switches().size());
+  std::printf("job         %s, seed %llu: %zu nodes, %u ranks (%u per node, %s mapping)\n",
+              o.job.pattern.c_str(), static_cast<unsigned long long>(o.job.seed), job.nodes.size(),
+              job.ranks, job.ranks_per_node, o.job.mapping.c_str());
+  std::printf("flows       %zu fabric flows from %zu rank pairs\n", job.flows.size(), job.rank_flows);
+  std::printf("algorithm   %s\n", o.algorithm.c_str());
+  std::printf("L_D         %d\n", q.max_link_load);
+  std::printf("bound       %u (%s; NL_D = %u)\n", q.bound.value, q.bound.binding.c_str(),
+              q.bound.node_load);
+  std::printf("L_D/bound   %.2f\n", q.ratio());
+  std::printf("max weight  %.3f\n", q.max_weight);
+  std::printf("time        %.2f ms\n", ms);
+}
+
+}  // namespace
+
+void add_job_options(CLI::App& cmd, JobSpec& job) {
+  cmd.add_option("--pattern", job.pattern, "pattern, e.g. random-perm, shift:k=3, 3dnn, matrix:file=F")
+      ->default_val("random-perm");
+  cmd.add_option("--seed", job.seed, "seed for random patterns and node selection")->default_val(1);
+  cmd.add_option("--nodes", job.nodes, "compute nodes of the job (0 = all)")->default_val(0);
+  cmd.add_option("--node-selection", job.selection, "linear | random")
+      ->default_val("linear")
+      ->check(CLI::IsMember({"linear", "random"}));
+  cmd.add_option("--first-node", job.first_node, "first node for linear selection")->default_val(0);
+  cmd.add_option("--ranks-per-node", job.ranks_per_node, "ranks per node (0 = GPUs per node)")
+      ->default_val(0);
+  cmd.add_option("--mapping", job.mapping, "rank mapping: block | cyclic")
+      ->default_val("block")
+      ->check(CLI::IsMember({"block", "cyclic"}));
+}
 
 void add_route_command(CLI::App& app) {
-  auto spec = std::make_shared<TopologySpec>();
-  CLI::App* cmd = app.add_subcommand("route", "route a communication pattern and report L_D");
-  add_topology_options(*cmd, *spec);
-  cmd->callback([spec]() { (void)build_topology(*spec); });
+  auto o = std::make_shared<RouteOptions>();
+  CLI::App* cmd = app.add_subcommand("route", "route a job's pattern and report L_D vs its bound");
+  add_topology_options(*cmd, o->topo);
+  add_job_options(*cmd, o->job);
+  cmd->add_option("--alg", o->algorithm, "routing algorithm (ibsdn-sim list)")->default_val("sdn-optimal");
+  cmd->add_option("--paths", o->paths_out, "write one flow per line: SRC DST SWITCH:PORT ... ('-' = stdout)");
+  cmd->add_flag("--json", o->json, "print the result as JSON");
+  cmd->add_flag("--weighted", o->weighted, "greedy family: balance seed 002 weights");
+  cmd->callback([o]() { run(*o); });
 }
 
 }  // namespace ibsdn

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "sim_backend/job_builder.hpp"
 #include "sim_backend/topology_spec.hpp"
 
 namespace ibsdn {
@@ -10,7 +11,12 @@ namespace ibsdn {
 /// Adds --xgft / --dragonfly / --megafly / --netlist-in / --gpus-per-node / --gbps to `cmd`.
 void add_topology_options(CLI::App& cmd, TopologySpec& spec);
 
+/// Adds --pattern / --seed / --nodes / --node-selection / --first-node / --ranks-per-node /
+/// --mapping to `cmd`.
+void add_job_options(CLI::App& cmd, JobSpec& job);
+
 void add_topo_command(CLI::App& app);
+void add_list_command(CLI::App& app);
 void add_route_command(CLI::App& app);
 
 }  // namespace ibsdn

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   ibsdn::add_topo_command(app);
   ibsdn::add_route_command(app);
+  ibsdn::add_list_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

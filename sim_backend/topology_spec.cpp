@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "routing/dragonfly.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
@@ -14,6 +15,8 @@ Fabric build_topology(const TopologySpec& spec) {
         "give exactly one topology: --xgft, --dragonfly, --megafly or --netlist-in");
   }
   if (!spec.xgft.empty()) return generate_xgft(XgftParams::parse(spec.xgft), spec.gpus_per_node, spec.gbps);
+  if (!spec.dragonfly.empty()) return generate_dragonfly(DragonflyParams::parse(spec.dragonfly), spec.gpus_per_node, spec.gbps);
+  if (!spec.megafly.empty()) return generate_megafly(MegaflyParams::parse(spec.megafly), spec.gpus_per_node, spec.gbps);
   throw std::invalid_argument("this topology source is not available yet");
 }
 

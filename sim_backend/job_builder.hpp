@@ -1,0 +1,35 @@
+// Turns a job description (pattern, node count, node selection, ranks per node, mapping) into
+// fabric flows: the path from `--pattern 3dnn --nodes 64` to what the routing algorithms take.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "routing/fabric.hpp"
+#include "routing/flow.hpp"
+
+namespace ibsdn {
+
+struct JobSpec {
+  std::string pattern = "random-perm";  // a PatternSpec text, e.g. "shift:k=3"
+  std::uint32_t nodes = 0;              // compute nodes of the job; 0 = every node of the fabric
+  std::string selection = "linear";     // linear: nodes first_node.. in host order; random: seeded
+  std::uint32_t first_node = 0;
+  std::uint32_t ranks_per_node = 0;     // 0 = the nodes' GPUs per node
+  std::string mapping = "block";        // block | cyclic
+  std::uint64_t seed = 1;
+};
+
+struct BuiltJob {
+  std::vector<NodeIdx> nodes;
+  std::uint32_t ranks = 0;
+  std::uint32_t ranks_per_node = 0;
+  std::size_t rank_flows = 0;  // rank-to-rank pairs the pattern produced
+  std::vector<Flow> flows;     // fabric flows after mapping (intra-node pairs dropped, merged)
+};
+
+/// Throws std::invalid_argument naming the option that does not fit the fabric.
+BuiltJob build_job(const Fabric& f, const JobSpec& spec);
+
+}  // namespace ibsdn
