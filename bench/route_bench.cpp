@@ -1,0 +1,159 @@
+// Route quality and compute time of the fat-tree routing algorithms, printed as ratios measured
+// in one run: L_D / lower bound per algorithm, and compute time / DmodK's on the same demand.
+//
+//   route_bench            the full tables of issue 2 (about a minute)
+//   route_bench --quick    a reduced set, for CI smoke runs
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench/alloc_counter.hpp"
+#include "routing/algorithm.hpp"
+#include "routing/route_quality.hpp"
+#include "sim_backend/job_builder.hpp"
+#include "sim_backend/topology_spec.hpp"
+
+namespace ibsdn {
+namespace {
+
+struct Topo {
+  const char* label;
+  const char* xgft;
+};
+
+// The 1024-node full-bisection tree of thesis 4.4.1 built from 32-port switches (16 down and 16
+// up at leaf and aggregation level), its 1536-node 3:1 tapered tree (24 hosts and 8 up links per
+// leaf), and Curie's XGFT from seed 002 Table I.
+const Topo kFull1024{"full-1024", "3;16,16,4;1,16,16"};
+const Topo kTapered1536{"tapered-1536", "3;24,16,4;1,8,16"};
+const Topo kCurie{"curie-6750", "3;15,15,30;1,15,15"};
+
+struct Pattern {
+  const char* label;
+  const char* spec;
+  std::uint32_t nodes;  // 0 = all
+};
+
+double median_ms(const RoutingAlgorithm& alg, const RouteRequest& req, int reps,
+                 std::vector<Path>* keep) {
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<Path> p = alg.route(req);
+    const auto t1 = std::chrono::steady_clock::now();
+    t.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    if (keep && i == 0) *keep = std::move(p);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void quality_table(bool quick) {
+  const std::vector<Topo> topos = quick ? std::vector<Topo>{kFull1024, kTapered1536}
+                                        : std::vector<Topo>{kFull1024, kTapered1536, kCurie};
+  // all-to-all runs on a 256-node job: on the whole 6750-node tree it would be 45 M flows.
+  const std::vector<Pattern> patterns = {{"random-perm", "random-perm", 0},
+                                         {"shift:k=1", "shift:k=1", 0},
+                                         {"3dnn", "3dnn", 0},
+                                         {"all-to-all/256", "all-to-all", quick ? 64u : 256u},
+                                         {"random4", "random4", 0}};
+  const char* algs[] = {"dmodk", "sdn-greedy", "sdn-optimal"};
+  std::printf("\n== Route quality: L_D / lower bound (1.00 = optimal) ==\n");
+  std::printf("%-14s %-16s %8s %7s | %8s %10s %11s\n", "topology", "pattern", "flows", "bound",
+              "dmodk", "sdn-greedy", "sdn-optimal");
+  for (const Topo& t : topos) {
+    TopologySpec ts;
+    ts.xgft = t.xgft;
+    const Fabric f = build_topology(ts);
+    for (const Pattern& p : patterns) {
+      JobSpec js;
+      js.pattern = p.spec;
+      js.nodes = p.nodes;
+      js.selection = p.nodes ? "random" : "linear";
+      js.seed = 7;
+      const BuiltJob job = build_job(f, js);
+      const LowerBound b = lower_bound(f, job.flows);
+      std::printf("%-14s %-16s %8zu %7u |", t.label, p.label, job.flows.size(), b.value);
+      for (const char* a : algs) {
+        const auto paths = make_algorithm(a)->route(RouteRequest{f, job.flows});
+        const RouteQuality q = evaluate(f, job.flows, paths);
+        std::printf(" %*.2f", a == algs[0] ? 8 : (a == algs[1] ? 10 : 11), q.ratio());
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+void speed_table(bool quick) {
+  struct Case {
+    Topo topo;
+    Pattern pattern;
+  };
+  std::vector<Case> cases = {{kFull1024, {"random-perm", "random-perm", 0}},
+                             {kCurie, {"random-perm", "random-perm", 0}},
+                             {kCurie, {"3dnn/4096", "3dnn", 4096}}};
+  if (quick) cases.resize(1);
+  const int reps = quick ? 3 : 7;
+  std::printf("\n== Compute time: ratio to DmodK on the same demand (median of %d runs) ==\n", reps);
+  std::printf("%-12s %-12s %7s | %10s | %12s %12s | %13s %13s\n", "topology", "pattern", "flows",
+              "dmodk ms", "greedy/dmodk", "optimal/dmodk", "greedy ms", "optimal ms");
+  for (const Case& c : cases) {
+    TopologySpec ts;
+    ts.xgft = c.topo.xgft;
+    const Fabric f = build_topology(ts);
+    JobSpec js;
+    js.pattern = c.pattern.spec;
+    js.nodes = c.pattern.nodes;
+    js.seed = 7;
+    const BuiltJob job = build_job(f, js);
+    const RouteRequest req{f, job.flows};
+    const double base = median_ms(*make_algorithm("dmodk"), req, reps, nullptr);
+    const double greedy = median_ms(*make_algorithm("sdn-greedy"), req, reps, nullptr);
+    const double optimal = median_ms(*make_algorithm("sdn-optimal"), req, reps, nullptr);
+    std::printf("%-12s %-12s %7zu | %10.3f | %12.1f %12.1f | %13.3f %13.3f\n", c.topo.label,
+                c.pattern.label, job.flows.size(), base, greedy / base, optimal / base, greedy,
+                optimal);
+  }
+}
+
+void memory_table(bool quick) {
+  std::printf("\n== Memory: peak heap bytes of one sdn-optimal call, per flow ==\n");
+  std::printf("%-12s %-14s %8s | %14s %10s\n", "topology", "pattern", "flows", "peak bytes", "per flow");
+  const std::vector<std::pair<Topo, std::uint32_t>> cases =
+      quick ? std::vector<std::pair<Topo, std::uint32_t>>{{kFull1024, 256}, {kFull1024, 1024}}
+            : std::vector<std::pair<Topo, std::uint32_t>>{
+                  {kFull1024, 256}, {kFull1024, 1024}, {kCurie, 1024}, {kCurie, 6750}};
+  for (const auto& [t, nodes] : cases) {
+    TopologySpec ts;
+    ts.xgft = t.xgft;
+    const Fabric f = build_topology(ts);
+    JobSpec js;
+    js.nodes = nodes;
+    js.seed = 7;
+    for (const char* pat : {"random-perm", "random8"}) {
+      js.pattern = pat;
+      const BuiltJob job = build_job(f, js);
+      const auto alg = make_algorithm("sdn-optimal");
+      bench::reset_peak();
+      const std::size_t before = bench::live_bytes();
+      { const auto paths = alg->route(RouteRequest{f, job.flows}); }
+      const std::size_t peak = bench::peak_bytes() - before;
+      std::printf("%-12s %-14s %8zu | %14zu %10.0f\n", t.label, pat, job.flows.size(), peak,
+                  static_cast<double>(peak) / static_cast<double>(job.flows.size()));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ibsdn
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  ibsdn::quality_table(quick);
+  ibsdn::speed_table(quick);
+  ibsdn::memory_table(quick);
+  return 0;
+}
