@@ -95,8 +95,12 @@ void run(const RouteOptions& o) {
   std::printf("flows       %zu fabric flows from %zu rank pairs\n", job.flows.size(), job.rank_flows);
   std::printf("algorithm   %s\n", o.algorithm.c_str());
   std::printf("L_D         %d\n", q.max_link_load);
-  std::printf("bound       %u (%s; NL_D = %u)\n", q.bound.value, q.bound.binding.c_str(),
-              q.bound.node_load);
+  if (q.bound.binding == "NL_D") {
+    std::printf("bound       %u (NL_D)\n", q.bound.value);
+  } else {
+    std::printf("bound       %u (%s; NL_D = %u)\n", q.bound.value, q.bound.binding.c_str(),
+                q.bound.node_load);
+  }
   std::printf("L_D/bound   %.2f\n", q.ratio());
   std::printf("max weight  %.3f\n", q.max_weight);
   std::printf("time        %.2f ms\n", ms);

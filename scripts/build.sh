@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Configures and builds one flavour of ibsdn: `build.sh [release|asan|fuzz]` into build/<flavour>.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+flavour="${1:-release}"
+jobs="$(nproc)"
+case "$flavour" in
+  release) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+  asan) args=(-DCMAKE_BUILD_TYPE=Debug -DIBSDN_SANITIZE=ON -DIBSDN_BENCH=OFF) ;;
+  fuzz) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DIBSDN_FUZZ=ON -DBUILD_TESTING=OFF -DIBSDN_BENCH=OFF
+              -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
+  *) echo "build.sh: unknown flavour '$flavour' (release, asan, fuzz)" >&2; exit 2 ;;
+esac
+cmake -S "$root" -B "$root/build/$flavour" -G Ninja "${args[@]}" >/dev/null
+cmake --build "$root/build/$flavour" -j "$jobs"
