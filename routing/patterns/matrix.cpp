@@ -1,0 +1,12 @@
+// Matrix: the flows of a traffic-matrix file (traffic_matrix.hpp), with its own byte counts.
+#include "routing/patterns/pattern.hpp"
+#include "routing/patterns/traffic_matrix.hpp"
+
+namespace ibsdn {
+
+std::vector<RankFlow> generate_matrix(const PatternSpec& spec, std::uint32_t ranks,
+                                      std::uint64_t /*seed*/) {
+  return read_traffic_matrix(spec.file, ranks);
+}
+
+}  // namespace ibsdn
