@@ -1,0 +1,482 @@
+#include "routing/dragonfly.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <charconv>
+#include <stdexcept>
+#include <utility>
+
+namespace ibsdn {
+namespace {
+
+constexpr int kMaxPorts = 254;
+constexpr std::uint64_t kMaxNodes = 1'000'000;
+// pair_links holds groups^2 lists; real dragonflies stay far below this.
+constexpr int kMaxGroups = 1024;
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// Splits "x,y,z" (optionally wrapped as "<wrapper>(x,y,z)") into integers; `names` labels them.
+std::vector<int> parse_values(std::string_view text, std::string_view wrapper,
+                              const std::vector<std::string_view>& names) {
+  std::string s = trim(text);
+  const std::string what(wrapper);
+  std::string lower = s;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) {
+    return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  });
+  if (lower.rfind(what + "(", 0) == 0) {
+    if (s.back() != ')') throw std::invalid_argument(what + ": missing ')' in '" + s + "'");
+    s = s.substr(what.size() + 1, s.size() - what.size() - 2);
+  }
+  std::vector<int> out;
+  std::string_view v(s);
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = v.find(',', pos);
+    const std::string tok =
+        trim(v.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
+    if (out.size() == names.size()) {
+      throw std::invalid_argument(what + ": expected " + std::to_string(names.size()) +
+                                  " values, got more in '" + s + "'");
+    }
+    int value = 0;
+    const auto [ptr, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), value);
+    if (tok.empty() || ec != std::errc() || ptr != tok.data() + tok.size()) {
+      throw std::invalid_argument(what + ": " + std::string(names[out.size()]) + " '" + tok +
+                                  "' is not an integer");
+    }
+    out.push_back(value);
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  if (out.size() != names.size()) {
+    std::string expected;
+    for (std::string_view n : names) expected += (expected.empty() ? "" : ",") + std::string(n);
+    throw std::invalid_argument(what + ": expected '" + expected + "', got '" + s + "'");
+  }
+  return out;
+}
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw std::invalid_argument(message);
+}
+
+std::string numbered(std::string_view prefix, std::uint64_t one_based, int width) {
+  std::string digits = std::to_string(one_based);
+  if (static_cast<int>(digits.size()) < width) {
+    digits.insert(0, static_cast<std::size_t>(width) - digits.size(), '0');
+  }
+  return std::string(prefix) + digits;
+}
+
+int width_of(std::uint64_t n, int at_least) {
+  return std::max(at_least, static_cast<int>(std::to_string(n).size()));
+}
+
+PortNum port_num(int p) {
+  return PortNum(static_cast<std::uint8_t>(p));
+}
+
+// The common shape of both kinds: groups of host routers (with hosts) and global routers (with
+// global ports); on a 1D dragonfly they are the same routers.
+struct Shape {
+  DragonflyKind kind = DragonflyKind::kCanonical1D;
+  std::string what;  // "dragonfly" / "megafly", for messages
+  int groups = 0;
+  int hosts_per_router = 0;
+  int host_routers = 0;
+  int spines = 0;
+  int global_per_router = 0;
+  std::uint64_t switch_guid = 0;
+  std::uint64_t hca_guid = 0;
+
+  [[nodiscard]] int routers_per_group() const { return host_routers + spines; }
+  [[nodiscard]] int global_routers() const {
+    return kind == DragonflyKind::kMegafly ? spines : host_routers;
+  }
+  [[nodiscard]] int ports_per_group() const { return global_routers() * global_per_router; }
+  // Routers index within a group: host routers first, then spines (megafly).
+  [[nodiscard]] int global_router_index(int r) const {
+    return kind == DragonflyKind::kMegafly ? host_routers + r : r;
+  }
+  [[nodiscard]] int router_ports(int r) const {
+    if (kind == DragonflyKind::kCanonical1D) {
+      return hosts_per_router + host_routers - 1 + global_per_router;
+    }
+    return r < host_routers ? hosts_per_router + spines : host_routers + global_per_router;
+  }
+  // The port number of global port k of a global router.
+  [[nodiscard]] int global_port(int k) const {
+    return kind == DragonflyKind::kCanonical1D ? hosts_per_router + host_routers + k
+                                               : host_routers + k + 1;
+  }
+};
+
+void validate_groups(const std::string& what, int groups, int global_ports_per_group,
+                     const std::string& ports_expr) {
+  require(groups >= 2, what + ": needs at least 2 groups, got g=" + std::to_string(groups));
+  require(groups <= kMaxGroups, what + ": at most " + std::to_string(kMaxGroups) + " groups, got " +
+                                    std::to_string(groups));
+  require(groups - 1 <= global_ports_per_group,
+          what + ": " + std::to_string(groups) + " groups need at least " +
+              std::to_string(groups - 1) + " global ports per group to connect every pair, but " +
+              ports_expr + " = " + std::to_string(global_ports_per_group));
+}
+
+Fabric build(const Shape& s, std::string label, int gpus_per_node, double gbps) {
+  require(gpus_per_node >= 0 && gpus_per_node <= 64,
+          "gpus per node must be 0..64, got " + std::to_string(gpus_per_node));
+  const int rpg = s.routers_per_group();
+  const auto num_hosts = static_cast<std::uint64_t>(s.groups) *
+                         static_cast<std::uint64_t>(s.host_routers) *
+                         static_cast<std::uint64_t>(s.hosts_per_router);
+  Fabric f;
+  f.kind_label = std::move(label);
+  DragonflyLayout x;
+  x.kind = s.kind;
+  x.groups = s.groups;
+  x.hosts_per_router = s.hosts_per_router;
+  x.host_routers = s.host_routers;
+  x.spines = s.spines;
+
+  const int hw = width_of(num_hosts, 4);
+  x.hosts.reserve(num_hosts);
+  for (std::uint64_t i = 0; i < num_hosts; ++i) {
+    const std::string name = numbered("n", i + 1, hw);
+    const NodeIdx id = f.add_node(NodeKind::kHca, name, 1, Guid(s.hca_guid + i + 1));
+    Node& nd = f.node(id);
+    nd.description = name + " HCA-1";
+    nd.gpus = static_cast<std::uint16_t>(gpus_per_node);
+    x.hosts.push_back(id);
+  }
+  const int gw = width_of(static_cast<std::uint64_t>(s.groups), 2);
+  const int lw = width_of(static_cast<std::uint64_t>(s.host_routers), 2);
+  const int sw = width_of(static_cast<std::uint64_t>(s.spines), 2);
+  std::uint64_t guid_seq = 1;
+  x.routers.resize(static_cast<std::size_t>(s.groups));
+  for (int g = 0; g < s.groups; ++g) {
+    const std::string gname = numbered("g", static_cast<std::uint64_t>(g) + 1, gw);
+    for (int r = 0; r < rpg; ++r) {
+      const bool spine = r >= s.host_routers;
+      const std::uint64_t one_based =
+          static_cast<std::uint64_t>(spine ? r - s.host_routers : r) + 1;
+      const std::string name = s.kind == DragonflyKind::kCanonical1D
+                                   ? numbered(gname + "r", one_based, lw)
+                               : spine ? numbered(gname + "s", one_based, sw)
+                                       : numbered(gname + "l", one_based, lw);
+      const NodeIdx id =
+          f.add_node(NodeKind::kSwitch, name, static_cast<std::size_t>(s.router_ports(r)),
+                     Guid(s.switch_guid + guid_seq++));
+      f.node(id).description = name;
+      x.routers[static_cast<std::size_t>(g)].push_back(id);
+    }
+  }
+
+  // Hosts, in host-index order, on ports 1..hosts_per_router of the host routers.
+  std::size_t host = 0;
+  for (int g = 0; g < s.groups; ++g) {
+    for (int r = 0; r < s.host_routers; ++r) {
+      for (int k = 0; k < s.hosts_per_router; ++k) {
+        f.connect(x.hosts[host++], port_num(1), x.routers[static_cast<std::size_t>(g)][r],
+                  port_num(k + 1), gbps);
+      }
+    }
+  }
+  // Intra-group cables.
+  for (int g = 0; g < s.groups; ++g) {
+    const auto& rs = x.routers[static_cast<std::size_t>(g)];
+    if (s.kind == DragonflyKind::kCanonical1D) {
+      for (int r = 0; r < s.host_routers; ++r) {
+        for (int q = r + 1; q < s.host_routers; ++q) {
+          // r's local port to q is p+1+(q-1) (q > r); q's to r is p+1+r.
+          f.connect(rs[r], port_num(s.hosts_per_router + q), rs[q],
+                    port_num(s.hosts_per_router + r + 1), gbps);
+        }
+      }
+    } else {
+      for (int l = 0; l < s.host_routers; ++l) {
+        for (int sp = 0; sp < s.spines; ++sp) {
+          f.connect(rs[l], port_num(s.hosts_per_router + sp + 1), rs[s.host_routers + sp],
+                    port_num(l + 1), gbps);
+        }
+      }
+    }
+  }
+  // Global cables, see the arrangement in dragonfly.hpp.
+  const int d = s.groups - 1;
+  const int ports = s.ports_per_group();
+  for (int i = 0; i < s.groups; ++i) {
+    for (int j = 0; j < ports; ++j) {
+      const int o = j % d;
+      const int c = j / d;
+      const int t = (i + 1 + o) % s.groups;
+      const int partner = c * d + (d - 1 - o);
+      if (partner >= ports || t < i) continue;  // partner missing, or cabled from group t
+      const auto end = [&](int group, int port_index) {
+        const int r = s.global_router_index(port_index / s.global_per_router);
+        return std::pair{x.routers[static_cast<std::size_t>(group)][r],
+                         port_num(s.global_port(port_index % s.global_per_router))};
+      };
+      const auto [ra, pa] = end(i, j);
+      const auto [rb, pb] = end(t, partner);
+      f.connect(ra, pa, rb, pb, gbps);
+    }
+  }
+
+  // Index the cabling for the routings.
+  const std::size_t n = f.num_nodes();
+  x.group_of_node.assign(n, -1);
+  x.role.assign(n, RouterRole::kHost);
+  x.index_in_group.assign(n, -1);
+  x.edge_router.assign(n, NodeIdx{});
+  x.host_up.assign(n, LinkId{});
+  x.host_down.assign(n, LinkId{});
+  x.local_link.assign(n, {});
+  x.pair_links.assign(static_cast<std::size_t>(s.groups) * static_cast<std::size_t>(s.groups), {});
+  for (int g = 0; g < s.groups; ++g) {
+    const auto& rs = x.routers[static_cast<std::size_t>(g)];
+    for (int r = 0; r < rpg; ++r) {
+      const auto v = rs[r].value();
+      x.group_of_node[v] = g;
+      x.index_in_group[v] = r;
+      x.role[v] = s.kind == DragonflyKind::kCanonical1D ? RouterRole::kRouter
+                  : r < s.host_routers                  ? RouterRole::kLeaf
+                                                        : RouterRole::kSpine;
+    }
+  }
+  for (NodeIdx h : x.hosts) {
+    const Port& up = f.node(h).ports[0];
+    x.edge_router[h.value()] = up.peer;
+    x.host_up[h.value()] = up.out;
+    x.host_down[h.value()] = f.reverse(up.out);
+  }
+  for (int g = 0; g < s.groups; ++g) {
+    for (NodeIdx r : x.routers[static_cast<std::size_t>(g)]) {
+      auto& local = x.local_link[r.value()];
+      local.assign(static_cast<std::size_t>(rpg), LinkId{});
+      for (const Port& p : f.node(r).ports) {
+        if (!p.connected() || f.node(p.peer).is_hca()) continue;
+        const int pg = x.group_of_node[p.peer.value()];
+        if (pg == g) {
+          local[static_cast<std::size_t>(x.index_in_group[p.peer.value()])] = p.out;
+        } else {
+          x.pair_links[static_cast<std::size_t>(g * s.groups + pg)].push_back(
+              DragonflyLayout::GlobalLink{p.out, r, p.peer});
+        }
+      }
+    }
+  }
+  for (int i = 0; i < s.groups; ++i) {
+    for (int j = 0; j < s.groups; ++j) {
+      if (i != j && x.global_links(i, j).empty()) {
+        throw std::invalid_argument(s.what + ": groups " + std::to_string(i + 1) + " and " +
+                                    std::to_string(j + 1) + " would not be connected");
+      }
+    }
+  }
+  f.compute_levels();
+  f.set_dragonfly(std::move(x));
+  return f;
+}
+
+}  // namespace
+
+DragonflyParams DragonflyParams::parse(std::string_view text) {
+  const auto v = parse_values(text, "dragonfly", {"p", "a", "h", "g"});
+  DragonflyParams d{v[0], v[1], v[2], v[3]};
+  d.validate();
+  return d;
+}
+
+void DragonflyParams::validate() const {
+  require(p >= 1, "dragonfly: p (hosts per router) must be >= 1, got " + std::to_string(p));
+  require(a >= 1, "dragonfly: a (routers per group) must be >= 1, got " + std::to_string(a));
+  require(h >= 1, "dragonfly: h (global ports per router) must be >= 1, got " + std::to_string(h));
+  const long ports = static_cast<long>(p) + a - 1 + h;
+  require(ports <= kMaxPorts, "dragonfly: routers would need p+a-1+h = " + std::to_string(ports) +
+                                  " ports (max " + std::to_string(kMaxPorts) + ")");
+  validate_groups("dragonfly", g, a * h, "a*h");
+  require(num_hosts() <= kMaxNodes, "dragonfly: more than 1,000,000 hosts");
+}
+
+std::string DragonflyParams::to_string() const {
+  return "dragonfly(" + std::to_string(p) + "," + std::to_string(a) + "," + std::to_string(h) +
+         "," + std::to_string(g) + ")";
+}
+
+std::uint64_t DragonflyParams::num_hosts() const {
+  return static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(a) *
+         static_cast<std::uint64_t>(g);
+}
+
+MegaflyParams MegaflyParams::parse(std::string_view text) {
+  const auto v = parse_values(text, "megafly",
+                              {"nodes_per_leaf", "leaves", "spines", "global_per_spine", "groups"});
+  MegaflyParams m{v[0], v[1], v[2], v[3], v[4]};
+  m.validate();
+  return m;
+}
+
+void MegaflyParams::validate() const {
+  require(nodes_per_leaf >= 1,
+          "megafly: nodes_per_leaf must be >= 1, got " + std::to_string(nodes_per_leaf));
+  require(leaves >= 1, "megafly: leaves must be >= 1, got " + std::to_string(leaves));
+  require(spines >= 1, "megafly: spines must be >= 1, got " + std::to_string(spines));
+  require(global_per_spine >= 1,
+          "megafly: global_per_spine must be >= 1, got " + std::to_string(global_per_spine));
+  const long leaf_ports = static_cast<long>(nodes_per_leaf) + spines;
+  const long spine_ports = static_cast<long>(leaves) + global_per_spine;
+  require(leaf_ports <= kMaxPorts,
+          "megafly: leaves would need nodes_per_leaf+spines = " + std::to_string(leaf_ports) +
+              " ports (max " + std::to_string(kMaxPorts) + ")");
+  require(spine_ports <= kMaxPorts,
+          "megafly: spines would need leaves+global_per_spine = " + std::to_string(spine_ports) +
+              " ports (max " + std::to_string(kMaxPorts) + ")");
+  validate_groups("megafly", groups, spines * global_per_spine, "spines*global_per_spine");
+  require(num_hosts() <= kMaxNodes, "megafly: more than 1,000,000 hosts");
+}
+
+std::string MegaflyParams::to_string() const {
+  return "megafly(" + std::to_string(nodes_per_leaf) + "," + std::to_string(leaves) + "," +
+         std::to_string(spines) + "," + std::to_string(global_per_spine) + "," +
+         std::to_string(groups) + ")";
+}
+
+std::uint64_t MegaflyParams::num_hosts() const {
+  return static_cast<std::uint64_t>(nodes_per_leaf) * static_cast<std::uint64_t>(leaves) *
+         static_cast<std::uint64_t>(groups);
+}
+
+Fabric generate_dragonfly(const DragonflyParams& params, int gpus_per_node, double gbps) {
+  params.validate();
+  Shape s;
+  s.kind = DragonflyKind::kCanonical1D;
+  s.what = "dragonfly";
+  s.groups = params.g;
+  s.hosts_per_router = params.p;
+  s.host_routers = params.a;
+  s.global_per_router = params.h;
+  s.switch_guid = 0x0002c90400000000ULL;
+  s.hca_guid = 0x0002c90500000000ULL;
+  return build(s, params.to_string(), gpus_per_node, gbps);
+}
+
+Fabric generate_dragonfly(int p, int a, int h, int g, int gpus_per_node, double gbps) {
+  return generate_dragonfly(DragonflyParams{p, a, h, g}, gpus_per_node, gbps);
+}
+
+Fabric generate_megafly(const MegaflyParams& params, int gpus_per_node, double gbps) {
+  params.validate();
+  Shape s;
+  s.kind = DragonflyKind::kMegafly;
+  s.what = "megafly";
+  s.groups = params.groups;
+  s.hosts_per_router = params.nodes_per_leaf;
+  s.host_routers = params.leaves;
+  s.spines = params.spines;
+  s.global_per_router = params.global_per_spine;
+  s.switch_guid = 0x0002c90600000000ULL;
+  s.hca_guid = 0x0002c90700000000ULL;
+  return build(s, params.to_string(), gpus_per_node, gbps);
+}
+
+Fabric generate_megafly(int nodes_per_leaf, int leaves, int spines, int global_per_spine,
+                        int groups, int gpus_per_node, double gbps) {
+  return generate_megafly(MegaflyParams{nodes_per_leaf, leaves, spines, global_per_spine, groups},
+                          gpus_per_node, gbps);
+}
+
+int DragonflyLayout::group_of(NodeIdx n) const {
+  if (role[n.value()] == RouterRole::kHost) return group_of_node[edge_router[n.value()].value()];
+  return group_of_node[n.value()];
+}
+
+std::size_t DragonflyLayout::local_route_count(NodeIdx from, NodeIdx to) const {
+  if (from == to || kind == DragonflyKind::kCanonical1D) return 1;
+  const RouterRole rf = role[from.value()];
+  if (rf != role[to.value()]) return 1;
+  return static_cast<std::size_t>(rf == RouterRole::kLeaf ? spines : host_routers);
+}
+
+void DragonflyLayout::append_local_route(NodeIdx from, NodeIdx to, std::size_t choice,
+                                         Path& out) const {
+  if (from == to) return;
+  assert(group_of_node[from.value()] == group_of_node[to.value()]);
+  const auto to_index = static_cast<std::size_t>(index_in_group[to.value()]);
+  const LinkId direct = local_link[from.value()][to_index];
+  if (direct.valid()) {
+    out.push_back(direct);
+    return;
+  }
+  // Two leaves or two spines of a megafly group: bounce through the other layer.
+  assert(choice < local_route_count(from, to));
+  const auto& rs = routers[static_cast<std::size_t>(group_of_node[from.value()])];
+  const std::size_t via_index = role[from.value()] == RouterRole::kLeaf
+                                    ? static_cast<std::size_t>(host_routers) + choice
+                                    : choice;
+  out.push_back(local_link[from.value()][via_index]);
+  out.push_back(local_link[rs[via_index].value()][to_index]);
+}
+
+std::size_t DragonflyLayout::minimal_path_count(NodeIdx src, NodeIdx dst) const {
+  const NodeIdx rs = edge_router[src.value()];
+  const NodeIdx rd = edge_router[dst.value()];
+  const int gs = group_of_node[rs.value()];
+  const int gd = group_of_node[rd.value()];
+  if (gs == gd) return local_route_count(rs, rd);
+  return global_links(gs, gd).size();
+}
+
+void DragonflyLayout::minimal_path(NodeIdx src, NodeIdx dst, std::size_t choice, Path& out) const {
+  const NodeIdx rs = edge_router[src.value()];
+  const NodeIdx rd = edge_router[dst.value()];
+  const int gs = group_of_node[rs.value()];
+  const int gd = group_of_node[rd.value()];
+  out.push_back(host_up[src.value()]);
+  if (gs == gd) {
+    append_local_route(rs, rd, choice, out);
+  } else {
+    const GlobalLink& g = global_links(gs, gd)[choice];
+    append_local_route(rs, g.from, 0, out);
+    out.push_back(g.id);
+    append_local_route(g.to, rd, 0, out);
+  }
+  out.push_back(host_down[dst.value()]);
+}
+
+void DragonflyLayout::valiant_path(NodeIdx src, NodeIdx dst, int mid, std::size_t first,
+                                   std::size_t second, std::size_t local, Path& out) const {
+  const NodeIdx rs = edge_router[src.value()];
+  const NodeIdx rd = edge_router[dst.value()];
+  const int gs = group_of_node[rs.value()];
+  const int gd = group_of_node[rd.value()];
+  assert(mid != gs && mid != gd);
+  const GlobalLink& g1 = global_links(gs, mid)[first];
+  const GlobalLink& g2 = global_links(mid, gd)[second];
+  out.push_back(host_up[src.value()]);
+  append_local_route(rs, g1.from, 0, out);
+  out.push_back(g1.id);
+  append_local_route(g1.to, g2.from, local, out);
+  out.push_back(g2.id);
+  append_local_route(g2.to, rd, 0, out);
+  out.push_back(host_down[dst.value()]);
+}
+
+std::uint64_t flow_hash(std::uint64_t salt, NodeIdx src, NodeIdx dst) {
+  // splitmix64 finaliser over the salt and both endpoints.
+  const auto mix = [](std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  return mix(mix(mix(salt) ^ src.value()) ^ (static_cast<std::uint64_t>(dst.value()) << 32));
+}
+
+}  // namespace ibsdn
