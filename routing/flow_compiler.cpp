@@ -1,0 +1,188 @@
+#include "routing/flow_compiler.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+#include "flowtable/flow_table.hpp"
+#include "routing/link_load.hpp"
+#include "routing/route_quality.hpp"
+
+namespace ibsdn {
+namespace {
+
+struct Hop {
+  NodeIdx sw;
+  PortNum port;
+};
+
+bool more_important(const Flow& a, const Flow& b) {
+  if (a.elephant != b.elephant) return a.elephant;
+  if (a.weight != b.weight) return a.weight > b.weight;
+  return a.bytes > b.bytes;
+}
+
+std::vector<Hop> switch_hops(const Fabric& f, const Path& p) {
+  std::vector<Hop> out;
+  for (LinkId l : p) {
+    const Link& ln = f.link(l);
+    if (f.node(ln.from).is_switch()) out.push_back({ln.from, ln.from_port});
+  }
+  return out;
+}
+
+}  // namespace
+
+ForwardingOverride flow_table_override(const std::map<NodeIdx, std::vector<FlowEntry>>& tables) {
+  auto built = std::make_shared<std::map<NodeIdx, FlowTable>>();
+  for (const auto& [sw, entries] : tables) {
+    FlowTable t(FlowTableConfig{static_cast<std::uint32_t>(entries.size()),
+                                FlowDefinitionLevel::kSlidDlidSlQp, 254});
+    for (const FlowEntry& e : entries) {
+      const FlowModResult r = t.add(e);
+      if (!r.ok()) throw std::invalid_argument("flow entry for tracing: " + r.detail);
+    }
+    built->emplace(sw, std::move(t));
+  }
+  return [built](NodeIdx sw, const PacketHeader& h) -> std::optional<PortNum> {
+    auto it = built->find(sw);
+    if (it == built->end()) return std::nullopt;
+    const FlowEntry* e = it->second.peek(h);
+    if (!e) return std::nullopt;
+    return e->action.output;
+  };
+}
+
+CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const Flow> flows,
+                            std::span<const Path> paths, JobId job, const CompileOptions& opt) {
+  if (flows.size() != paths.size()) throw std::invalid_argument("compile_flows: one path per flow");
+  const std::size_t n = flows.size();
+  CompiledFlows out;
+  out.on_default.assign(n, false);
+
+  // Where does each chosen path leave the default route?
+  std::vector<std::vector<Hop>> hops(n);
+  std::vector<std::vector<Hop>> needs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::string why = validate_path(f, flows[i], paths[i]); !why.empty()) {
+      throw std::invalid_argument("compile_flows: flow " + std::to_string(i) + ": " + why);
+    }
+    const Lid dlid = lfts.lids.lid(flows[i].dst);
+    if (dlid.value() == 0 || lfts.lids.lid(flows[i].src).value() == 0) {
+      throw std::invalid_argument("compile_flows: flow " + std::to_string(i) + " has an endpoint without a LID");
+    }
+    hops[i] = switch_hops(f, paths[i]);
+    out.path_hops += hops[i].size();
+    for (const Hop& h : hops[i]) {
+      if (!lfts.has_table(h.sw) || lfts.table(h.sw).out(dlid) != h.port) needs[i].push_back(h);
+    }
+  }
+
+  // Admit flows by importance while every switch they need has room.
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return more_important(flows[a], flows[b]);
+  });
+  std::vector<std::uint32_t> used(f.num_nodes(), 0);
+  if (opt.used) {
+    for (std::size_t s = 0; s < used.size() && s < opt.used->size(); ++s) used[s] = (*opt.used)[s];
+  }
+  const bool dlid_only = opt.level == FlowDefinitionLevel::kDlid;
+  std::map<std::pair<NodeIdx, std::uint16_t>, PortNum> dlid_port;  // kDlid: committed entries
+  std::vector<bool> admitted(n, false);
+  for (std::uint32_t i : order) {
+    const std::uint16_t dlid = lfts.lids.lid(flows[i].dst).value();
+    std::map<NodeIdx, std::uint32_t> extra;
+    bool fits = true;
+    for (const Hop& h : needs[i]) {
+      if (dlid_only) {
+        auto it = dlid_port.find({h.sw, dlid});
+        if (it != dlid_port.end()) {
+          fits = fits && it->second == h.port;
+          continue;
+        }
+      }
+      ++extra[h.sw];
+    }
+    for (const auto& [sw, k] : extra) fits = fits && used[sw.value()] + k <= opt.capacity;
+    if (!fits) continue;
+    admitted[i] = true;
+    for (const auto& [sw, k] : extra) used[sw.value()] += k;
+    for (const Hop& h : needs[i]) {
+      if (dlid_only) dlid_port.emplace(std::pair{h.sw, dlid}, h.port);
+    }
+  }
+
+  // The paths the job's flows would take if their entries were exact: chosen for admitted
+  // flows, the LFT's for the others. A destination's entries at a switch can be merged when all
+  // of these agree on the port there.
+  std::vector<Path> intended(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (admitted[i]) {
+      intended[i] = paths[i];
+      continue;
+    }
+    Trace t = trace(f, lfts, flows[i].src, flows[i].dst);
+    if (!t.ok()) {
+      throw std::invalid_argument("compile_flows: the default route of flow " + std::to_string(i) +
+                                  " fails: " + t.error);
+    }
+    intended[i] = std::move(t.path);
+  }
+  std::map<std::pair<NodeIdx, std::uint16_t>, std::set<std::uint8_t>> ports_toward;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint16_t dlid = lfts.lids.lid(flows[i].dst).value();
+    for (const Hop& h : switch_hops(f, intended[i])) ports_toward[{h.sw, dlid}].insert(h.port.value());
+  }
+
+  std::set<std::pair<NodeIdx, std::uint16_t>> merged;
+  for (std::uint32_t i : order) {
+    if (!admitted[i]) continue;
+    const Lid slid = lfts.lids.lid(flows[i].src);
+    const Lid dlid = lfts.lids.lid(flows[i].dst);
+    out.override_hops += needs[i].size();
+    for (const Hop& h : needs[i]) {
+      const auto key = std::pair{h.sw, dlid.value()};
+      const bool whole_destination =
+          dlid_only || (opt.aggregate && ports_toward[key].size() == 1);
+      FlowEntry e;
+      e.cookie = job.value();
+      e.action.output = h.port;
+      if (whole_destination) {
+        if (!merged.insert(key).second) continue;  // one entry covers the destination already
+        e.match = FlowMatch::exact_dlid(dlid);
+        // Below the exact entries, so another job's per-pair entry would still win.
+        e.priority = static_cast<std::uint16_t>(opt.priority > 0 ? opt.priority - 1 : 0);
+      } else {
+        e.match = FlowMatch::exact_pair(slid, dlid);
+        e.priority = opt.priority;
+      }
+      out.tables[h.sw].push_back(e);
+      ++out.entries;
+    }
+  }
+
+  // What the fabric will really do: trace every flow through the LFTs plus the new entries.
+  TraceOptions to;
+  to.override_port = flow_table_override(out.tables);
+  LinkLoad load(f);
+  out.effective.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Trace t = trace(f, lfts, flows[i].src, flows[i].dst, to);
+    if (!t.ok()) {
+      throw std::invalid_argument("compile_flows: flow " + std::to_string(i) +
+                                  " is not delivered with the compiled entries: " + t.error);
+    }
+    out.effective[i] = std::move(t.path);
+    out.on_default[i] = out.effective[i] != paths[i];
+    out.flows_on_default += out.on_default[i] ? 1 : 0;
+    load.add(out.effective[i]);
+  }
+  out.effective_max_link_load = load.max_flows();
+  return out;
+}
+
+}  // namespace ibsdn

@@ -1,0 +1,56 @@
+// The compiler from a job's paths to per-switch flow entries (seed 002 III.A): entries only where
+// a path leaves the LFT's default route, aggregated per destination where possible, and within
+// each switch's table capacity, keeping the most important flows.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "flowtable/flow_entry.hpp"
+#include "flowtable/match.hpp"
+#include "routing/fabric.hpp"
+#include "routing/flow.hpp"
+#include "routing/lft.hpp"
+
+namespace ibsdn {
+
+struct CompileOptions {
+  /// What the switches can match on. At kDlid every entry is a destination entry, so flows that
+  /// need different ports toward one destination at one switch cannot all be honoured.
+  FlowDefinitionLevel level = FlowDefinitionLevel::kSlidDlid;
+  /// Entries a switch's table can hold in total.
+  std::uint32_t capacity = 4096;
+  /// Entries other jobs already hold, per switch (indexed by NodeIdx); may be null.
+  const std::vector<std::uint32_t>* used = nullptr;
+  std::uint16_t priority = 100;
+  /// Collapse a destination's entries at a switch into one SLID-wildcarded entry when every flow
+  /// of the job through that switch toward that destination takes the same port.
+  bool aggregate = true;
+};
+
+struct CompiledFlows {
+  std::map<NodeIdx, std::vector<FlowEntry>> tables;  // per switch, cookie = the job id
+  std::vector<bool> on_default;   // per flow: left on the LFT's default route (capacity, conflict)
+  std::vector<Path> effective;    // per flow: the path packets will take (traced)
+  std::size_t entries = 0;              // entries installed
+  std::size_t override_hops = 0;        // switch hops where a kept path leaves the LFT
+  std::size_t path_hops = 0;            // switch hops on all chosen paths
+  std::size_t flows_on_default = 0;
+  std::int32_t effective_max_link_load = 0;  // L_D of the effective paths
+};
+
+/// Compiles `paths` (one per flow, as routing chose them) against the default routes in `lfts`.
+/// Flows are admitted in order of importance (elephants first, then larger weight, then more
+/// bytes, then input order); a flow whose entries do not fit every switch it needs stays wholly
+/// on its default route. The effective paths are traced through the LFTs plus the compiled
+/// entries, so the reported L_D is what the fabric will carry. Throws std::invalid_argument when
+/// a path is invalid or the LFTs cannot deliver a demoted flow.
+CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const Flow> flows,
+                            std::span<const Path> paths, JobId job, const CompileOptions& opt);
+
+/// A tracer hook that consults per-switch entries (e.g. CompiledFlows::tables) before the LFT.
+ForwardingOverride flow_table_override(const std::map<NodeIdx, std::vector<FlowEntry>>& tables);
+
+}  // namespace ibsdn
