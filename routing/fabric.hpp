@@ -20,6 +20,10 @@ namespace ibsdn {
 
 enum class NodeKind : std::uint8_t { kSwitch, kHca };
 
+/// Generators space HCA node GUIDs this far apart: an HCA's port p has port GUID node GUID + p
+/// (as ibsim and real HCAs do), which must not collide with the next HCA's node GUID.
+inline constexpr std::uint64_t kHcaGuidStride = 0x10;
+
 struct Port {
   PortNum num{};            // 1-based physical port number
   NodeIdx peer{};           // invalid() when the port is not cabled

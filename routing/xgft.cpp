@@ -173,7 +173,7 @@ Fabric generate_xgft(const XgftParams& p, int gpus_per_node, double gbps) {
   x.hosts.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::string name = numbered("n", i + 1, hw);
-    const NodeIdx id = f.add_node(NodeKind::kHca, name, 1, Guid(0x0002c90300000000ULL + i + 1));
+    const NodeIdx id = f.add_node(NodeKind::kHca, name, 1, Guid(0x0002c90300000000ULL + (i + 1) * kHcaGuidStride));
     Node& nd = f.node(id);
     nd.description = name + " HCA-1";
     nd.gpus = static_cast<std::uint16_t>(gpus_per_node);

@@ -1,19 +1,59 @@
-// ibsdn-sim topo: build a topology and describe it (issue 2: --netlist OUT exports it).
+// ibsdn-sim topo: build a topology, describe it, optionally write it as an ibsim netlist.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
+#include "routing/netlist.hpp"
 #include "sim_backend/commands.hpp"
 
 namespace ibsdn {
+namespace {
+
+void write_text(const std::string& path, const std::string& text) {
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) {
+    throw std::runtime_error("cannot write netlist '" + path + "': " + std::strerror(errno));
+  }
+  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  const int saved = errno;
+  if (std::fclose(out) != 0 || !written) {
+    throw std::runtime_error("cannot write netlist '" + path +
+                             "': " + std::strerror(written ? errno : saved));
+  }
+}
+
+}  // namespace
 
 void add_topo_command(CLI::App& app) {
   auto spec = std::make_shared<TopologySpec>();
+  auto netlist_out = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("topo", "generate or load a topology and describe it");
   add_topology_options(*cmd, *spec);
-  cmd->callback([spec]() {
-    const Fabric f = build_topology(*spec);
-    std::printf("%s: %zu compute nodes, %zu switches, %zu cables\n", f.kind_label.c_str(),
-                f.hcas().size(), f.switches().size(), f.num_links() / 2);
+  cmd->add_option("--netlist", *netlist_out,
+                  "write the fabric as an ibsim netlist to this file ('-' for stdout)");
+  cmd->callback([spec, netlist_out]() {
+    Fabric f = build_topology(*spec);
+    // With the netlist on stdout, the summary goes to stderr so the netlist stays loadable.
+    std::FILE* summary = stdout;
+    if (!netlist_out->empty()) {
+      const std::string text = export_ibsim_netlist(f);
+      if (*netlist_out == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+        summary = stderr;
+      } else {
+        write_text(*netlist_out, text);
+      }
+    }
+    std::fprintf(summary, "%s: %zu compute nodes, %zu switches, %zu cables\n", f.kind_label.c_str(),
+                 f.hcas().size(), f.switches().size(), f.num_links() / 2);
+    if (!spec->netlist_in.empty() && f.xgft() == nullptr) {
+      std::string why;
+      if (!recognize_xgft(f, &why)) std::fprintf(stderr, "not an XGFT: %s\n", why.c_str());
+    }
   });
 }
 

@@ -1,0 +1,926 @@
+#include "routing/netlist.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdio>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "routing/xgft.hpp"
+
+namespace ibsdn {
+
+NetlistError::NetlistError(std::string_view source, std::size_t line, std::string_view what)
+    : std::invalid_argument(std::string(source) + ":" + std::to_string(line) + ": " +
+                            std::string(what)),
+      line_(line) {}
+
+namespace {
+
+// Limits of ibsim 0.10 (sim.h: NODEIDLEN 65, nodedesc[64], MAXNETNODES 2048, MAXNETSWITCHS 256).
+constexpr std::size_t kIbsimMaxIdLen = 64;
+constexpr std::size_t kIbsimMaxDescLen = 63;
+constexpr std::size_t kIbsimDefaultNodes = 2048;
+constexpr std::size_t kIbsimDefaultSwitches = 256;
+// ibsim's GUID counters before any switchguid= / caguid= line.
+constexpr std::uint64_t kIbsimFirstSwitchGuid = 0x100000;
+constexpr std::uint64_t kIbsimFirstCaGuid = 0x200000;
+constexpr double kDefaultGbps = 100.0;
+
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_control(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f;
+}
+
+/// A printable, bounded rendering of untrusted text for error messages.
+std::string excerpt(std::string_view s) {
+  constexpr std::size_t kMax = 40;
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < kMax; ++i) out += is_control(s[i]) ? '?' : s[i];
+  if (s.size() > kMax) out += "...";
+  return out;
+}
+
+std::string quoted(std::string_view s) {
+  return "\"" + excerpt(s) + "\"";
+}
+
+std::string hex_guid(Guid g) {
+  std::array<char, 24> buf{};
+  std::snprintf(buf.data(), buf.size(), "0x%016llx", static_cast<unsigned long long>(g.value()));
+  return buf.data();
+}
+
+const char* kind_word(const Node& n) {
+  return n.is_switch() ? "switch" : "HCA";
+}
+
+/// Reads one line left to right; never looks past its end.
+struct Cursor {
+  std::string_view s;
+  std::size_t pos = 0;
+
+  [[nodiscard]] bool done() const { return pos >= s.size(); }
+  [[nodiscard]] bool at(char c) const { return !done() && s[pos] == c; }
+  [[nodiscard]] std::string_view rest() const { return s.substr(std::min(pos, s.size())); }
+  void skip_blanks() {
+    while (!done() && is_blank(s[pos])) ++pos;
+  }
+  bool eat(char c) {
+    if (!at(c)) return false;
+    ++pos;
+    return true;
+  }
+  bool eat(std::string_view word) {
+    if (rest().substr(0, word.size()) != word) return false;
+    pos += word.size();
+    return true;
+  }
+  /// A keyword: letters, digits, '_' and '-'.
+  std::string_view word() {
+    const std::size_t b = pos;
+    while (!done() && (is_alpha(s[pos]) || is_digit(s[pos]) || s[pos] == '_' || s[pos] == '-')) {
+      ++pos;
+    }
+    return s.substr(b, pos - b);
+  }
+  /// Up to the next blank or quote; at least one character unless done().
+  std::string_view token() {
+    const std::size_t b = pos;
+    while (!done() && !is_blank(s[pos]) && s[pos] != '"') ++pos;
+    if (pos == b && !done()) ++pos;
+    return s.substr(b, pos - b);
+  }
+  /// Decimal, or hexadecimal with a 0x prefix. False (position unchanged) if absent or too big.
+  bool number(std::uint64_t& out) {
+    const std::string_view r = rest();
+    int base = 10;
+    std::size_t skip = 0;
+    if (r.size() > 2 && r[0] == '0' && (r[1] == 'x' || r[1] == 'X') && is_hex(r[2])) {
+      base = 16;
+      skip = 2;
+    }
+    const char* first = r.data() + skip;
+    const char* last = r.data() + r.size();
+    const auto [ptr, ec] = std::from_chars(first, last, out, base);
+    if (ec != std::errc() || ptr == first) return false;
+    pos += static_cast<std::size_t>(ptr - r.data());
+    return true;
+  }
+  /// Bare hexadecimal digits (a GUID inside parentheses).
+  bool hex_number(std::uint64_t& out) {
+    const std::string_view r = rest();
+    const auto [ptr, ec] = std::from_chars(r.data(), r.data() + r.size(), out, 16);
+    if (ec != std::errc() || ptr == r.data()) return false;
+    pos += static_cast<std::size_t>(ptr - r.data());
+    return true;
+  }
+};
+
+/// Lane rate of an ibnetdiscover speed annotation such as "4xEDR" (nominal Gb/s per lane).
+std::optional<double> link_gbps(std::string_view tok) {
+  std::size_t i = 0;
+  std::uint64_t lanes = 0;
+  while (i < tok.size() && is_digit(tok[i]) && lanes < 100) {
+    lanes = lanes * 10 + static_cast<std::uint64_t>(tok[i++] - '0');
+  }
+  if (i == 0 || lanes == 0 || lanes > 32 || i >= tok.size() || tok[i] != 'x') return std::nullopt;
+  static constexpr std::array<std::pair<std::string_view, double>, 9> kRates{{{"SDR", 2.5},
+                                                                              {"DDR", 5.0},
+                                                                              {"QDR", 10.0},
+                                                                              {"FDR10", 10.0},
+                                                                              {"FDR", 14.0},
+                                                                              {"EDR", 25.0},
+                                                                              {"HDR", 50.0},
+                                                                              {"NDR", 100.0},
+                                                                              {"XDR", 200.0}}};
+  const std::string_view rate = tok.substr(i + 1);
+  for (const auto& [name, gbps] : kRates) {
+    if (rate == name) return static_cast<double>(lanes) * gbps;
+  }
+  return std::nullopt;
+}
+
+class NetlistParser {
+ public:
+  NetlistParser(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+
+  Fabric run() {
+    std::size_t pos = 0;
+    while (pos < text_.size()) {
+      const std::size_t nl = text_.find('\n', pos);
+      std::string_view line = text_.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+      pos = nl == std::string_view::npos ? text_.size() : nl + 1;
+      ++line_no_;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      parse_line(line);
+    }
+    if (f_.num_nodes() == 0)
+      fail(std::max<std::size_t>(line_no_, 1), "no Switch, Hca or Ca record");
+    cable();
+    f_.compute_levels();
+    f_.kind_label = recognize_xgft(f_, nullptr) ? f_.xgft()->params.to_string() : "netlist";
+    return std::move(f_);
+  }
+
+ private:
+  // One "[p] "peer"[pp]" line.
+  struct Decl {
+    NodeIdx node;
+    std::uint8_t port = 0;
+    std::uint8_t peer_port = 0;
+    std::string peer;
+    double gbps = 0.0;  // 0: not annotated
+    std::uint16_t own_lid = 0;
+    std::uint16_t peer_lid = 0;
+    std::size_t line = 0;
+  };
+  struct Cable {
+    NodeIdx a;
+    std::uint8_t pa = 0;
+    NodeIdx b;
+    std::uint8_t pb = 0;
+    double gbps = 0.0;
+    std::size_t line = 0;
+  };
+
+  [[noreturn]] void fail(std::size_t line, std::string_view what) const {
+    throw NetlistError(source_, line, what);
+  }
+  [[noreturn]] void fail(std::string_view what) const { fail(line_no_, what); }
+
+  void parse_line(std::string_view line) {
+    Cursor c{line};
+    c.skip_blanks();
+    if (c.done()) {
+      in_record_ = false;  // a blank line ends a record
+      return;
+    }
+    if (c.at('#')) return;  // comments may sit inside records too
+    if (c.at('[')) return port_line(c);
+    if (c.at('@')) fail("port aliases ('@...') are not supported");
+    in_record_ = false;
+    const std::string_view word = c.word();
+    if (word == "Switch") return header(c, NodeKind::kSwitch, word);
+    if (word == "Hca" || word == "Ca") return header(c, NodeKind::kHca, word);
+    if (word == "switchguid" || word == "caguid" || word == "hcaguids" || word == "sysimgguid" ||
+        word == "vendid" || word == "devid" || word == "width" || word == "speed") {
+      return assignment(c, word);
+    }
+    // Group headings of `ibnetdiscover -g`.
+    if (word == "Non-Chassis" || word == "Chassis") return;
+    if (word == "Rt") fail("router records (Rt) are not supported");
+    if (word == "include" || word == "module" || word == "do" || word == "pdebug") {
+      fail("ibsim directive '" + std::string(word) + "' is not supported");
+    }
+    fail("unrecognised line '" + excerpt(line) +
+         "' (expected a Switch/Hca/Ca record, a [port] line or a key=value line)");
+  }
+
+  void assignment(Cursor& c, std::string_view key) {
+    const std::string k(key);
+    c.skip_blanks();
+    if (!c.eat('=')) fail("expected '=' after '" + k + "'");
+    c.skip_blanks();
+    std::uint64_t v = 0;
+    if (!c.number(v)) fail("'" + k + "=' needs a number (decimal or 0x...)");
+    optional_paren_guid(c);  // ibnetdiscover: switchguid=0x...(port guid)
+    c.skip_blanks();
+    if (!c.done() && !c.at('#')) fail("unexpected '" + excerpt(c.rest()) + "' after '" + k + "='");
+    if (key == "switchguid" || key == "caguid" || key == "hcaguids") {
+      if (v == 0) fail("GUID 0 is not a valid node GUID");
+      next_guid_[key == "switchguid" ? 0 : 1] = v;
+    }
+  }
+
+  void optional_paren_guid(Cursor& c) {
+    if (!c.eat('(')) return;
+    std::uint64_t g = 0;
+    if (!c.hex_number(g) || !c.eat(')')) fail("malformed '(guid)': expected hexadecimal digits");
+  }
+
+  std::string quoted_string(Cursor& c, std::string_view what) {
+    if (!c.eat('"')) fail("expected the quoted " + std::string(what));
+    const std::string_view r = c.rest();
+    const std::size_t close = r.find('"');
+    if (close == std::string_view::npos) fail("unterminated quoted " + std::string(what));
+    c.pos += close + 1;
+    return std::string(r.substr(0, close));
+  }
+
+  void header(Cursor& c, NodeKind kind, std::string_view keyword) {
+    if (f_.num_nodes() >= kMaxNetlistNodes) {
+      fail("more than " + std::to_string(kMaxNetlistNodes) + " nodes");
+    }
+    c.skip_blanks();
+    std::uint64_t ports = 0;
+    if (!c.number(ports)) fail("expected the port count after '" + std::string(keyword) + "'");
+    if (ports < 1 || ports > 254) {
+      fail("port count " + std::to_string(ports) + " out of range (1..254)");
+    }
+    if (total_ports_ + ports > kMaxNetlistPorts) {
+      fail("more than " + std::to_string(kMaxNetlistPorts) + " ports in total");
+    }
+    c.skip_blanks();
+    const std::string id = quoted_string(c, "node id");
+    if (id.empty()) fail("empty node id");
+    std::string name;
+    bool blank = false;
+    for (char ch : id) {
+      if (is_blank(ch)) {
+        if (!blank) name += '_';
+        blank = true;
+        continue;
+      }
+      if (is_control(ch)) fail("node id " + quoted(id) + " contains a control character");
+      name += ch;
+      blank = false;
+    }
+    if (const auto it = raw_ids_.find(id); it != raw_ids_.end()) {
+      fail("duplicate node id " + quoted(id) + " (first at line " +
+           std::to_string(header_line_[it->second.value()]) + ")");
+    }
+    if (const auto other = f_.find(name)) {
+      fail("node id " + quoted(id) + " becomes the name " + quoted(name) + ", already used by " +
+           quoted(raw_id_[other->value()]));
+    }
+
+    std::string desc;
+    std::uint16_t lid = 0;
+    c.skip_blanks();
+    if (!c.done()) {
+      if (!c.eat('#')) fail("unexpected '" + excerpt(c.rest()) + "' after the node id");
+      header_comment(c, desc, lid);
+    }
+
+    const int k = kind == NodeKind::kSwitch ? 0 : 1;
+    const std::uint64_t guid = next_guid_[k];
+    // ibsim reserves one GUID per switch and one per CA plus one per CA port.
+    next_guid_[k] += kind == NodeKind::kSwitch ? 1 : ports + 1;
+    if (const auto it = guid_owner_.find(guid); it != guid_owner_.end()) {
+      fail("GUID " + hex_guid(Guid(guid)) + " of " + quoted(id) + " is already used by " +
+           quoted(raw_id_[it->second.value()]) + " (line " +
+           std::to_string(header_line_[it->second.value()]) + ")");
+    }
+
+    NodeIdx idx;
+    try {
+      idx = f_.add_node(kind, std::move(name), static_cast<std::size_t>(ports), Guid(guid));
+    } catch (const std::invalid_argument& e) {
+      fail(e.what());  // unreachable after the checks above; kept as a boundary
+    }
+    Node& node = f_.node(idx);
+    // ibsim's NodeDescription defaults to the node id.
+    node.description = desc.empty() ? id : desc;
+    node.lid = Lid(lid);
+    guid_owner_.emplace(guid, idx);
+    raw_ids_.emplace(id, idx);
+    raw_id_.push_back(id);
+    header_line_.push_back(line_no_);
+    port_base_.push_back(total_ports_);
+    total_ports_ += static_cast<std::size_t>(ports);
+    declared_at_.resize(total_ports_, 0);
+    current_ = idx;
+    in_record_ = true;
+  }
+
+  // `# "description" base port 0 lid 5 lmc 0`, or ibsim's unquoted `# description lid 5`.
+  void header_comment(Cursor& c, std::string& desc, std::uint16_t& lid) {
+    c.skip_blanks();
+    if (c.at('"')) {
+      desc = quoted_string(c, "node description");
+    } else {
+      const std::string_view r = c.rest();
+      std::size_t cut = r.size();
+      for (std::string_view marker : {"enhanced port", "base port", "lid ", "lmc "}) {
+        if (r.substr(0, marker.size()) == marker) cut = 0;
+        const std::size_t at = r.find(" " + std::string(marker));
+        if (at != std::string_view::npos) cut = std::min(cut, at);
+      }
+      std::string_view d = r.substr(0, cut);
+      while (!d.empty() && is_blank(d.back())) d.remove_suffix(1);
+      desc = std::string(d);
+      c.pos += cut;
+    }
+    while (true) {
+      c.skip_blanks();
+      if (c.done()) break;
+      if (c.token() == "lid") {
+        c.skip_blanks();
+        std::uint64_t v = 0;
+        if (c.number(v) && v <= 0xFFFF && lid == 0) lid = static_cast<std::uint16_t>(v);
+      }
+    }
+  }
+
+  void port_line(Cursor& c) {
+    if (!in_record_) fail("port line outside a Switch/Hca record");
+    const Node& node = f_.node(current_);
+    c.eat('[');
+    std::uint64_t port = 0;
+    if (!c.number(port) || !c.eat(']')) fail("expected '[port]' at the start of a port line");
+    if (port < 1 || port > node.ports.size()) {
+      fail("port " + std::to_string(port) + " out of range for " + kind_word(node) + " " +
+           quoted(raw_id_[current_.value()]) + " with " + std::to_string(node.ports.size()) +
+           " ports");
+    }
+    optional_paren_guid(c);
+    if (c.eat("[ext ")) {  // chassis external port number, informational
+      std::uint64_t ext = 0;
+      if (!c.number(ext) || !c.eat(']')) fail("malformed '[ext N]'");
+    }
+    c.skip_blanks();
+    Decl d;
+    d.node = current_;
+    d.port = static_cast<std::uint8_t>(port);
+    d.line = line_no_;
+    d.peer = quoted_string(c, "peer node id");
+    c.skip_blanks();
+    std::uint64_t peer_port = 1;  // ibsim's default when "[pp]" is missing
+    if (c.eat('[')) {
+      if (!c.number(peer_port) || !c.eat(']')) fail("expected '[peer port]' after the peer id");
+      if (peer_port < 1 || peer_port > 254) {
+        fail("peer port " + std::to_string(peer_port) + " out of range (1..254)");
+      }
+    }
+    d.peer_port = static_cast<std::uint8_t>(peer_port);
+    optional_paren_guid(c);
+    while (true) {  // ibsim link options "w=4 s=2", then an optional comment
+      c.skip_blanks();
+      if (c.done()) break;
+      if (c.eat('#')) {
+        port_comment(c, d);
+        break;
+      }
+      const std::string_view option = c.rest();
+      const std::string_view key = c.word();
+      std::uint64_t v = 0;
+      if (key.empty() || !c.eat('=') || !c.number(v)) {
+        fail("unexpected '" + excerpt(option) + "' after the peer port");
+      }
+    }
+    const std::size_t slot = port_base_[current_.value()] + port - 1;
+    if (declared_at_[slot] != 0) {
+      fail("port " + std::to_string(port) + " of " + quoted(raw_id_[current_.value()]) +
+           " is declared twice (first at line " + std::to_string(declared_at_[slot]) + ")");
+    }
+    declared_at_[slot] = line_no_;
+    decls_.push_back(std::move(d));
+  }
+
+  // `# lid 4 lmc 0 "peer desc" lid 1 4xQDR`: a LID before the quoted peer description is this
+  // port's, the one after it the peer's. Comments are free text, so nothing here is an error.
+  static void port_comment(Cursor& c, Decl& d) {
+    bool after_desc = false;
+    while (true) {
+      c.skip_blanks();
+      if (c.done()) break;
+      if (c.at('"')) {
+        const std::size_t close = c.s.find('"', c.pos + 1);
+        if (close == std::string_view::npos) break;
+        c.pos = close + 1;
+        after_desc = true;
+        continue;
+      }
+      const std::string_view tok = c.token();
+      if (tok == "lid") {
+        c.skip_blanks();
+        std::uint64_t v = 0;
+        if (c.number(v) && v <= 0xFFFF) {
+          std::uint16_t& lid = after_desc ? d.peer_lid : d.own_lid;
+          if (lid == 0) lid = static_cast<std::uint16_t>(v);
+        }
+      } else if (const auto g = link_gbps(tok)) {
+        d.gbps = *g;
+      }
+    }
+  }
+
+  std::string end_name(NodeIdx n, std::uint8_t p) const {
+    return quoted(raw_id_[n.value()]) + "[" + std::to_string(p) + "]";
+  }
+
+  // Resolves peers and turns the declarations (from one or both ends) into cables.
+  void cable() {
+    std::vector<Cable> cables;
+    std::vector<std::uint32_t> cable_at(total_ports_, 0);  // cable index + 1
+    const auto slot = [this](NodeIdx n, std::uint8_t p) { return port_base_[n.value()] + p - 1u; };
+    for (const Decl& d : decls_) {
+      const auto it = raw_ids_.find(d.peer);
+      if (it == raw_ids_.end()) fail(d.line, "unknown peer node " + quoted(d.peer));
+      const NodeIdx b = it->second;
+      const Node& nb = f_.node(b);
+      if (d.peer_port > nb.ports.size()) {
+        fail(d.line, "peer port " + std::to_string(d.peer_port) + " out of range for " +
+                         kind_word(nb) + " " + quoted(d.peer) + " with " +
+                         std::to_string(nb.ports.size()) + " ports");
+      }
+      if (b == d.node) fail(d.line, end_name(d.node, d.port) + " is cabled to its own node");
+      if (d.own_lid != 0 && f_.node(d.node).is_hca() && f_.node(d.node).lid.value() == 0) {
+        f_.node(d.node).lid = Lid(d.own_lid);
+      }
+      const std::uint32_t here = cable_at[slot(d.node, d.port)];
+      if (here != 0) {
+        Cable& cb = cables[here - 1];
+        const bool from_a = cb.a == d.node && cb.pa == d.port;
+        const NodeIdx other = from_a ? cb.b : cb.a;
+        const std::uint8_t other_port = from_a ? cb.pb : cb.pa;
+        if (other != b || other_port != d.peer_port) {
+          fail(d.line, end_name(d.node, d.port) + " is declared cabled to " +
+                           end_name(b, d.peer_port) + ", but line " + std::to_string(cb.line) +
+                           " cables it to " + end_name(other, other_port));
+        }
+        if (cb.gbps == 0.0) cb.gbps = d.gbps;
+        continue;
+      }
+      const std::uint32_t there = cable_at[slot(b, d.peer_port)];
+      if (there != 0) {
+        const Cable& cb = cables[there - 1];
+        const bool from_a = cb.a == b && cb.pa == d.peer_port;
+        fail(d.line, end_name(d.node, d.port) + " is declared cabled to " +
+                         end_name(b, d.peer_port) + ", which line " + std::to_string(cb.line) +
+                         " cables to " + end_name(from_a ? cb.b : cb.a, from_a ? cb.pb : cb.pa));
+      }
+      cables.push_back(Cable{d.node, d.port, b, d.peer_port, d.gbps, d.line});
+      cable_at[slot(d.node, d.port)] = static_cast<std::uint32_t>(cables.size());
+      cable_at[slot(b, d.peer_port)] = static_cast<std::uint32_t>(cables.size());
+    }
+    for (const Decl& d : decls_) {
+      Node& peer = f_.node(raw_ids_.at(d.peer));
+      if (d.peer_lid != 0 && peer.lid.value() == 0) peer.lid = Lid(d.peer_lid);
+    }
+    for (const Cable& cb : cables) {
+      try {
+        f_.connect(cb.a, PortNum(cb.pa), cb.b, PortNum(cb.pb),
+                   cb.gbps > 0.0 ? cb.gbps : kDefaultGbps);
+      } catch (const std::exception& e) {
+        fail(cb.line, e.what());  // unreachable after the checks above; kept as a boundary
+      }
+    }
+  }
+
+  std::string_view text_;
+  std::string_view source_;
+  std::size_t line_no_ = 0;
+  Fabric f_;
+  bool in_record_ = false;
+  NodeIdx current_;
+  std::array<std::uint64_t, 2> next_guid_{kIbsimFirstSwitchGuid, kIbsimFirstCaGuid};
+  std::unordered_map<std::string, NodeIdx> raw_ids_;  // quoted id as written -> node
+  std::unordered_map<std::uint64_t, NodeIdx> guid_owner_;
+  std::vector<std::string> raw_id_;       // node -> quoted id as written
+  std::vector<std::size_t> header_line_;  // node -> line of its header
+  std::vector<std::size_t> port_base_;    // node -> first slot in declared_at_
+  std::vector<std::size_t> declared_at_;  // (node, port) slot -> line of its own declaration
+  std::size_t total_ports_ = 0;
+  std::vector<Decl> decls_;
+};
+
+// ---- XGFT recognition
+
+class DisjointSets {
+ public:
+  explicit DisjointSets(std::size_t n) : parent_(n), size_(n, 1) {
+    for (std::size_t i = 0; i < n; ++i) parent_[i] = static_cast<std::uint32_t>(i);
+  }
+  std::uint32_t find(std::uint32_t x) {
+    while (parent_[x] != x) {
+      parent_[x] = parent_[parent_[x]];
+      x = parent_[x];
+    }
+    return x;
+  }
+  void unite(std::uint32_t a, std::uint32_t b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return;
+    if (size_[a] < size_[b]) std::swap(a, b);
+    parent_[b] = a;
+    size_[a] += size_[b];
+  }
+
+ private:
+  std::vector<std::uint32_t> parent_;
+  std::vector<std::uint32_t> size_;
+};
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+// A level-l subtree: a connected component of the nodes of levels <= l.
+struct Subtree {
+  std::uint32_t parent = kNone;  // the level-(l+1) subtree containing it
+  std::uint32_t digit = 0;       // its x_{l+1} digit inside the parent
+  std::uint32_t children = 0;    // level-(l-1) subtrees inside it
+  std::uint64_t index = 0;       // x index: x_{l+1}..x_h, x_{l+1} least significant
+  std::vector<NodeIdx> members;  // its level-l nodes
+};
+
+}  // namespace
+
+std::string export_ibsim_netlist(const Fabric& f) {
+  std::unordered_map<std::uint64_t, NodeIdx> node_guids;
+  std::unordered_map<std::uint64_t, NodeIdx> port_guids;
+  for (std::uint32_t i = 0; i < f.num_nodes(); ++i) {
+    const NodeIdx idx(i);
+    const Node& n = f.node(idx);
+    if (n.name.size() > kIbsimMaxIdLen || n.name.find_first_of("#@") != std::string::npos ||
+        std::any_of(n.name.begin(), n.name.end(), is_control)) {
+      throw std::invalid_argument("node '" + excerpt(n.name) +
+                                  "': ibsim node ids are at most 64 bytes, without '#', '@' or "
+                                  "control characters");
+    }
+    const std::string& desc = n.description.empty() ? n.name : n.description;
+    if (desc.size() > kIbsimMaxDescLen || desc.find('"') != std::string::npos ||
+        std::any_of(desc.begin(), desc.end(), is_control)) {
+      throw std::invalid_argument("node '" + n.name + "': description '" + excerpt(desc) +
+                                  "' does not fit ibsim (at most 63 bytes, no quotes or control "
+                                  "characters)");
+    }
+    if (n.guid.value() == 0) throw std::invalid_argument("node '" + n.name + "' has no GUID");
+    if (const auto [it, fresh] = node_guids.emplace(n.guid.value(), idx); !fresh) {
+      throw std::invalid_argument("nodes '" + f.node(it->second).name + "' and '" + n.name +
+                                  "' share GUID " + hex_guid(n.guid));
+    }
+    // ibsim: a switch's ports carry the node GUID, an HCA's port p carries node GUID + p.
+    const std::size_t guid_ports = n.is_switch() ? 1 : n.ports.size();
+    for (std::size_t p = 1; p <= guid_ports; ++p) {
+      const std::uint64_t pg = n.guid.value() + (n.is_switch() ? 0 : p);
+      if (const auto [it, fresh] = port_guids.emplace(pg, idx); !fresh) {
+        throw std::invalid_argument("ibsim would give '" + n.name + "' and '" +
+                                    f.node(it->second).name + "' the same port GUID " +
+                                    hex_guid(Guid(pg)) + " (HCA port p gets node GUID + p)");
+      }
+    }
+  }
+
+  std::string out;
+  out += "# ibsim netlist written by ibsdn: " + (f.kind_label.empty() ? "fabric" : f.kind_label) +
+         ", " + std::to_string(f.hcas().size()) + " HCAs, " + std::to_string(f.switches().size()) +
+         " switches, " + std::to_string(f.num_links() / 2) + " cables\n";
+  out += "# load with: ibsim -s FILE";
+  if (f.num_nodes() > kIbsimDefaultNodes || f.switches().size() > kIbsimDefaultSwitches) {
+    out += " -N " + std::to_string(std::max(f.num_nodes(), kIbsimDefaultNodes)) + " -S " +
+           std::to_string(std::max(f.switches().size(), kIbsimDefaultSwitches));
+  }
+  out += "\n\n";
+  for (const Node& n : f.nodes()) {
+    // ibsim ends a record at the first line that is not a port line and discards that line, so
+    // every record is followed by a blank line before the next GUID line.
+    out += (n.is_switch() ? "switchguid=" : "caguid=") + hex_guid(n.guid) + "\n";
+    out += std::string(n.is_switch() ? "Switch" : "Hca") + "\t" + std::to_string(n.ports.size()) +
+           "\t\"" + n.name + "\"\t# \"" + (n.description.empty() ? n.name : n.description) + "\"\n";
+    for (const Port& p : n.ports) {
+      if (!p.connected()) continue;
+      out += "[" + std::to_string(p.num.value()) + "]\t\"" + f.node(p.peer).name + "\"[" +
+             std::to_string(p.peer_port.value()) + "]\n";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+Fabric parse_netlist(std::string_view text, std::string_view source_name) {
+  return NetlistParser(text, source_name).run();
+}
+
+bool recognize_xgft(Fabric& f, std::string* why) {
+  const auto reject = [why](std::string reason) {
+    if (why != nullptr) *why = std::move(reason);
+    return false;
+  };
+  if (f.levels().size() != f.num_nodes()) f.compute_levels();
+  const std::vector<int>& lv = f.levels();
+  const std::size_t n = f.num_nodes();
+  const auto name = [&f](NodeIdx x) { return f.node(x).name; };
+  const auto level_of = [&lv](NodeIdx x) { return lv[x.value()]; };
+  if (f.hcas().empty() || f.switches().empty()) return reject("an XGFT needs HCAs and switches");
+
+  int h = 0;
+  for (NodeIdx s : f.switches()) {
+    if (level_of(s) < 1) return reject("switch " + name(s) + " is not connected to any HCA");
+    h = std::max(h, level_of(s));
+  }
+  if (h > 8) return reject("the fabric has " + std::to_string(h) + " switch levels (max 8)");
+  std::vector<std::vector<NodeIdx>> at(static_cast<std::size_t>(h) + 1);
+  for (std::uint32_t i = 0; i < n; ++i) at[static_cast<std::size_t>(lv[i])].push_back(NodeIdx(i));
+
+  // Cables may only join adjacent levels; count each node's links up and down.
+  std::vector<std::uint32_t> up(n, 0);
+  std::vector<std::uint32_t> down(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (const Port& p : f.node(NodeIdx(i)).ports) {
+      if (!p.connected()) continue;
+      const int d = level_of(p.peer) - lv[i];
+      if (d == 1) {
+        ++up[i];
+      } else if (d == -1) {
+        ++down[i];
+      } else {
+        return reject("cable " + name(NodeIdx(i)) + "[" + std::to_string(p.num.value()) + "] - " +
+                      name(p.peer) + "[" + std::to_string(p.peer_port.value()) +
+                      "] joins a level-" + std::to_string(lv[i]) + " and a level-" +
+                      std::to_string(level_of(p.peer)) + " node");
+      }
+    }
+  }
+  for (NodeIdx host : f.hcas()) {
+    if (up[host.value()] != 1) {
+      return reject("host " + name(host) + " has " + std::to_string(up[host.value()]) +
+                    " cables; XGFT hosts (w1 = 1) have exactly one");
+    }
+  }
+
+  XgftParams params;
+  params.h = h;
+  params.m.assign(static_cast<std::size_t>(h), 0);
+  params.w.assign(static_cast<std::size_t>(h), 1);
+  std::vector<std::uint64_t> w_prefix(static_cast<std::size_t>(h) + 1, 1);
+
+  // w_l: every level-(l-1) node has the same number of up-links.
+  for (int l = 1; l <= h; ++l) {
+    const auto lz = static_cast<std::size_t>(l);
+    const std::vector<NodeIdx>& below = at[lz - 1];
+    const std::uint32_t wl = up[below.front().value()];
+    for (NodeIdx c : below) {
+      if (up[c.value()] != wl) {
+        return reject("level-" + std::to_string(l - 1) + " nodes " + name(below.front()) + " and " +
+                      name(c) + " have " + std::to_string(wl) + " and " +
+                      std::to_string(up[c.value()]) + " up-links");
+      }
+    }
+    params.w[lz - 1] = static_cast<int>(wl);
+    w_prefix[lz] = w_prefix[lz - 1] * wl;
+    if (w_prefix[lz] > n) {  // an XGFT has at least w_1*...*w_l switches at level l
+      return reject("up-link counts multiply to more positions than the fabric has nodes");
+    }
+  }
+
+  std::vector<std::vector<Subtree>> subs(static_cast<std::size_t>(h) + 1);
+  std::vector<std::uint32_t> own_sub(n, kNone);  // node -> its subtree at its own level
+  std::vector<std::uint64_t> y_index(n, 0);      // node -> y_1..y_l, y_1 least significant
+  subs[0].resize(at[0].size());
+  for (std::uint32_t k = 0; k < at[0].size(); ++k) {
+    own_sub[at[0][k].value()] = k;
+    subs[0][k].members.push_back(at[0][k]);
+  }
+
+  DisjointSets sets(n);
+  std::vector<std::uint32_t> root_sub(n, kNone);
+  std::vector<std::uint32_t> seen_child(at[0].size(), kNone);  // child subtree -> switch stamp
+  std::vector<std::uint32_t> class_digit(n, kNone);            // class key -> y_l digit
+  // Class key of a switch: its smallest top-level ancestor. In an XGFT, switches with equal y
+  // digits have the same set of top-level ancestors, and unequal ones disjoint sets.
+  std::vector<std::uint32_t> top_key(n, kNone);
+  for (NodeIdx s : at[static_cast<std::size_t>(h)]) top_key[s.value()] = s.value();
+  for (int l = h - 1; l >= 1; --l) {
+    for (NodeIdx s : at[static_cast<std::size_t>(l)]) {
+      for (const Port& p : f.node(s).ports) {
+        if (p.connected() && level_of(p.peer) == l + 1) {
+          top_key[s.value()] = std::min(top_key[s.value()], top_key[p.peer.value()]);
+        }
+      }
+    }
+  }
+  for (int l = 1; l <= h; ++l) {
+    const auto lz = static_cast<std::size_t>(l);
+    const std::vector<NodeIdx>& below = at[lz - 1];
+
+    // Level-l subtrees: join every level-l switch with its children.
+    for (NodeIdx s : at[lz]) {
+      for (const Port& p : f.node(s).ports) {
+        if (p.connected() && level_of(p.peer) == l - 1) sets.unite(s.value(), p.peer.value());
+      }
+    }
+    std::fill(root_sub.begin(), root_sub.end(), kNone);
+    std::vector<Subtree>& level = subs[lz];
+    for (NodeIdx s : at[lz]) {
+      std::uint32_t& id = root_sub[sets.find(s.value())];
+      if (id == kNone) {
+        id = static_cast<std::uint32_t>(level.size());
+        level.emplace_back();
+      }
+      own_sub[s.value()] = id;
+      level[id].members.push_back(s);
+    }
+    for (Subtree& child : subs[lz - 1]) {
+      child.parent = root_sub[sets.find(child.members.front().value())];
+      if (child.parent == kNone) {
+        return reject(name(child.members.front()) + " has no level-" + std::to_string(l) +
+                      " switch above it");
+      }
+      ++level[child.parent].children;
+    }
+    const std::uint32_t ml = level.front().children;
+    for (const Subtree& t : level) {
+      if (t.children != ml) {
+        return reject("level-" + std::to_string(l) + " subtrees of " + name(t.members.front()) +
+                      " and " + name(level.front().members.front()) + " hold " +
+                      std::to_string(t.children) + " and " + std::to_string(ml) + " level-" +
+                      std::to_string(l - 1) + " subtrees");
+      }
+    }
+    params.m[lz - 1] = static_cast<int>(ml);
+
+    // Every level-l switch has one child in each child subtree, and all its children share their
+    // y digits, which become the switch's lower digits.
+    seen_child.assign(subs[lz - 1].size(), kNone);
+    for (NodeIdx s : at[lz]) {
+      if (down[s.value()] != ml) {
+        return reject("switch " + name(s) + " has " + std::to_string(down[s.value()]) +
+                      " down-links, but its subtree holds " + std::to_string(ml) + " level-" +
+                      std::to_string(l - 1) + " subtrees");
+      }
+      std::optional<std::uint64_t> lower;
+      for (const Port& p : f.node(s).ports) {
+        if (!p.connected() || level_of(p.peer) != l - 1) continue;
+        std::uint32_t& seen = seen_child[own_sub[p.peer.value()]];
+        if (seen == s.value()) {
+          return reject("switch " + name(s) + " has two cables into the level-" +
+                        std::to_string(l - 1) + " subtree of " + name(p.peer));
+        }
+        seen = s.value();
+        if (!lower) {
+          lower = y_index[p.peer.value()];
+        } else if (*lower != y_index[p.peer.value()]) {
+          return reject("the children of switch " + name(s) +
+                        " are not all in the same position of their subtrees (" + name(p.peer) +
+                        " differs)");
+        }
+      }
+      y_index[s.value()] = lower.value_or(0);
+    }
+    // x_l: the port order of the subtree's first switch numbers its child subtrees. Any order is
+    // an XGFT labelling, since every switch of the subtree reaches every child subtree.
+    for (const Subtree& t : level) {
+      std::uint32_t digit = 0;
+      for (const Port& p : f.node(t.members.front()).ports) {
+        if (p.connected() && level_of(p.peer) == l - 1) {
+          subs[lz - 1][own_sub[p.peer.value()]].digit = digit++;
+        }
+      }
+    }
+    // y_l: switches with equal y digits have the same top-level ancestors (class key); for each
+    // value of the lower digits, the first level-(l-1) node holding it numbers the classes of its
+    // parents in port order. Labels must agree across subtrees, hence classes, not subtrees.
+    std::vector<NodeIdx> ref_child(w_prefix[lz - 1]);
+    for (NodeIdx c : below) {
+      // By induction y digits stay below w_1*...*w_(l-1); checked anyway, as this never throws.
+      if (y_index[c.value()] >= ref_child.size()) return reject("inconsistent y digits");
+      NodeIdx& r = ref_child[y_index[c.value()]];
+      if (!r.valid()) r = c;
+    }
+    for (NodeIdx s : at[lz]) {
+      if (top_key[s.value()] == kNone) {
+        return reject("switch " + name(s) + " has no path up to the top level");
+      }
+    }
+    std::fill(class_digit.begin(), class_digit.end(), kNone);
+    for (NodeIdx c : ref_child) {
+      if (!c.valid()) continue;
+      std::uint32_t y = 0;
+      for (const Port& p : f.node(c).ports) {
+        if (!p.connected() || level_of(p.peer) != l) continue;
+        std::uint32_t& d = class_digit[top_key[p.peer.value()]];
+        if (d != kNone) {
+          return reject("switch " + name(p.peer) + " shares its top-level ancestors with another " +
+                        "level-" + std::to_string(l) + " switch in a different position");
+        }
+        d = y++;
+      }
+    }
+    for (NodeIdx s : at[lz]) {
+      const std::uint32_t d = class_digit[top_key[s.value()]];
+      if (d == kNone) {
+        return reject("switch " + name(s) + " is not a parent of the first level-" +
+                      std::to_string(l - 1) + " node in its children's position");
+      }
+      y_index[s.value()] += d * w_prefix[lz - 1];
+    }
+  }
+  if (subs[static_cast<std::size_t>(h)].size() != 1) {
+    return reject("the fabric is " + std::to_string(subs[static_cast<std::size_t>(h)].size()) +
+                  " separate trees");
+  }
+  try {
+    params.validate();
+  } catch (const std::invalid_argument& e) {
+    return reject(e.what());
+  }
+
+  // x indexes top-down, then labels -> positions in the layout.
+  for (int l = h; l >= 1; --l) {
+    const auto lz = static_cast<std::size_t>(l);
+    for (Subtree& child : subs[lz - 1]) {
+      child.index =
+          subs[lz][child.parent].index * static_cast<std::uint64_t>(params.m[lz - 1]) + child.digit;
+    }
+  }
+  XgftLayout x = XgftLayout::make(params);
+  const std::string label = params.to_string();
+  if (at[0].size() != params.num_hosts()) {
+    return reject(std::to_string(at[0].size()) + " hosts, but " + label + " has " +
+                  std::to_string(params.num_hosts()));
+  }
+  x.hosts.assign(at[0].size(), NodeIdx{});
+  for (NodeIdx host : at[0]) {
+    const std::uint64_t i = subs[0][own_sub[host.value()]].index;
+    if (i >= x.hosts.size() || x.hosts[i].valid()) {
+      return reject("two hosts get the same " + label + " label (" + name(host) + ")");
+    }
+    x.hosts[i] = host;
+  }
+  for (int l = 1; l <= h; ++l) {
+    const auto lz = static_cast<std::size_t>(l);
+    auto& sw = x.switches[lz - 1];
+    if (at[lz].size() != params.num_switches(l)) {
+      return reject(std::to_string(at[lz].size()) + " level-" + std::to_string(l) +
+                    " switches, but " + label + " has " + std::to_string(params.num_switches(l)));
+    }
+    sw.assign(at[lz].size(), NodeIdx{});
+    for (NodeIdx s : at[lz]) {
+      const std::uint64_t i =
+          subs[lz][own_sub[s.value()]].index * w_prefix[lz] + y_index[s.value()];
+      if (i >= sw.size() || sw[i].valid()) {
+        return reject("two level-" + std::to_string(l) + " switches get the same " + label +
+                      " label (" + name(s) + ")");
+      }
+      sw[i] = s;
+    }
+  }
+
+  // Verify against what the labels demand: every child-parent pair cabled, and no other cable.
+  try {
+    index_xgft_ports(f, x);
+  } catch (const std::invalid_argument& e) {
+    return reject(e.what());
+  }
+  std::uint64_t expected_cables = 0;
+  for (int l = 1; l <= h; ++l) {
+    expected_cables += static_cast<std::uint64_t>(at[static_cast<std::size_t>(l) - 1].size()) *
+                       static_cast<std::uint64_t>(params.w[static_cast<std::size_t>(l) - 1]);
+  }
+  if (expected_cables != f.num_links() / 2) {
+    return reject(std::to_string(f.num_links() / 2) + " cables, but " + label + " has " +
+                  std::to_string(expected_cables));
+  }
+  f.set_xgft(std::move(x));
+  return true;
+}
+
+}  // namespace ibsdn

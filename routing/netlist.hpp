@@ -1,0 +1,55 @@
+// ibsim netlists and `ibnetdiscover` output: one text format family, read and written here.
+//
+// A record is a header line (`Switch 36 "l1s003" # "l1s003" lid 5`, `Hca 1 "n0001" # "n0001
+// HCA-1"`, `Ca ...`) followed by one line per cabled port (`[3] "l2s001"[1]`, ibnetdiscover adds
+// `(guid)` parts and `# "desc" lid 7 4xEDR` trailers). A `switchguid=` / `caguid=` line before a
+// record fixes that node's GUID; without one, GUIDs follow ibsim's own counters so that the parsed
+// GUIDs are the ones ibsim will report.
+//
+// ibsim facts the exporter relies on (ibsim 0.10): NodeDescription is the quoted string after `#`
+// on the header line (else the node id), truncated to 63 bytes; node ids are at most 64 bytes
+// and may not contain '#' or '@'; an HCA's port p gets GUID node GUID + p, a switch's ports share
+// the node GUID; the first record is where umad2sim clients attach when SIM_HOST is unset.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "routing/fabric.hpp"
+
+namespace ibsdn {
+
+/// A malformed or inconsistent netlist. what() reads "SOURCE:LINE: what was wrong".
+class NetlistError : public std::invalid_argument {
+ public:
+  NetlistError(std::string_view source, std::size_t line, std::string_view what);
+  [[nodiscard]] std::size_t line() const { return line_; }
+
+ private:
+  std::size_t line_;
+};
+
+/// Upper bounds that keep a hostile input from exhausting memory.
+inline constexpr std::size_t kMaxNetlistNodes = 100'000;
+inline constexpr std::size_t kMaxNetlistPorts = 2'000'000;  // summed over all nodes
+
+/// Text that `ibsim -s FILE` loads: every node with its GUID, name and description, every cable
+/// from both ends. Throws std::invalid_argument when a name, description or GUID cannot be
+/// represented faithfully (ibsim would truncate, reject or duplicate it).
+std::string export_ibsim_netlist(const Fabric& f);
+
+/// Parses an ibsim netlist or `ibnetdiscover` output. Node names are the quoted ids (whitespace
+/// replaced by '_', the original kept as description). Computes levels, recognises an XGFT and sets
+/// kind_label to its notation, otherwise to "netlist". Throws NetlistError naming
+/// `source_name` and the offending line.
+Fabric parse_netlist(std::string_view text, std::string_view source_name);
+
+/// If `f` is cabled as an XGFT(h; m; w) with w1 = 1, in any port order, attaches the layout (host
+/// and switch labels recovered from the cabling, port maps indexed) and returns true. Otherwise
+/// leaves `f` unchanged, stores the reason in `*why` (when not null) and returns false.
+/// Computes levels first when they are missing.
+bool recognize_xgft(Fabric& f, std::string* why);
+
+}  // namespace ibsdn
