@@ -18,5 +18,6 @@ void add_job_options(CLI::App& cmd, JobSpec& job);
 void add_topo_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_route_command(CLI::App& app);
+void add_lft_quality_command(CLI::App& app);
 
 }  // namespace ibsdn
