@@ -12,6 +12,8 @@
 
 #include "bench/alloc_counter.hpp"
 #include "routing/algorithm.hpp"
+#include "routing/flow_compiler.hpp"
+#include "routing/lft.hpp"
 #include "routing/route_quality.hpp"
 #include "sim_backend/job_builder.hpp"
 #include "sim_backend/topology_spec.hpp"
@@ -147,6 +149,37 @@ void memory_table(bool quick) {
   }
 }
 
+void compiler_table(bool quick) {
+  std::printf("\n== Flow entries: what the compiler installs for SDN-optimal paths on %s ==\n",
+              kFull1024.label);
+  std::printf("(hops = switch hops on the chosen paths; overrides = hops leaving DmodK's LFT)\n");
+  std::printf("%-16s %8s | %9s %9s %8s | %13s %13s\n", "pattern", "flows", "hops", "overrides",
+              "entries", "entries/hops", "entries/ovr");
+  TopologySpec ts;
+  ts.xgft = kFull1024.xgft;
+  const Fabric f = build_topology(ts);
+  const LftSet lfts = lfts_from_destination_routes(f, sequential_lids(f), *make_algorithm("dmodk"));
+  const std::vector<Pattern> patterns = {{"random-perm", "random-perm", 0},
+                                         {"shift:k=1", "shift:k=1", 0},
+                                         {"3dnn", "3dnn", 0},
+                                         {"all-to-all/256", "all-to-all", quick ? 64u : 256u},
+                                         {"random4", "random4", 0}};
+  for (const Pattern& p : patterns) {
+    JobSpec js;
+    js.pattern = p.spec;
+    js.nodes = p.nodes;
+    js.selection = p.nodes ? "random" : "linear";
+    js.seed = 7;
+    const BuiltJob job = build_job(f, js);
+    const auto paths = make_algorithm("sdn-optimal")->route(RouteRequest{f, job.flows});
+    const CompiledFlows c = compile_flows(f, lfts, job.flows, paths, JobId(1), CompileOptions{});
+    std::printf("%-16s %8zu | %9zu %9zu %8zu | %13.3f %13.3f\n", p.label, job.flows.size(),
+                c.path_hops, c.override_hops, c.entries,
+                static_cast<double>(c.entries) / static_cast<double>(c.path_hops),
+                c.override_hops ? static_cast<double>(c.entries) / static_cast<double>(c.override_hops) : 0.0);
+  }
+}
+
 }  // namespace
 }  // namespace ibsdn
 
@@ -155,5 +188,6 @@ int main(int argc, char** argv) {
   ibsdn::quality_table(quick);
   ibsdn::speed_table(quick);
   ibsdn::memory_table(quick);
+  ibsdn::compiler_table(quick);
   return 0;
 }

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -36,15 +38,15 @@ enum class AttributeId : std::uint16_t {
 /// codes sit in bits 8-14 as IBA reserves them for each class.
 enum class Status : std::uint16_t {
   kOk = 0x0000,
-  kBadVersion = 0x0004,             // base or class version not supported
-  kUnsupportedMethod = 0x0008,      // method not supported
-  kUnsupportedAttribute = 0x000C,   // method / attribute combination not supported
-  kInvalidField = 0x001C,           // a field value is invalid (generic malformed data)
-  kBadKey = 0x0100,                 // class-specific: authentication key mismatch
-  kTableFull = 0x0200,              // class-specific: no room for the entry
-  kMalformedMatch = 0x0300,         // class-specific: match TLVs invalid or inconsistent
-  kBadAction = 0x0400,              // class-specific: action invalid for this switch
-  kUnsupportedField = 0x0500,       // class-specific: match beyond the flow definition level
+  kBadVersion = 0x0004,            // base or class version not supported
+  kUnsupportedMethod = 0x0008,     // method not supported
+  kUnsupportedAttribute = 0x000C,  // method / attribute combination not supported
+  kInvalidField = 0x001C,          // a field value is invalid (generic malformed data)
+  kBadKey = 0x0100,                // class-specific: authentication key mismatch
+  kTableFull = 0x0200,             // class-specific: no room for the entry
+  kMalformedMatch = 0x0300,        // class-specific: match TLVs invalid or inconsistent
+  kBadAction = 0x0400,             // class-specific: action invalid for this switch
+  kUnsupportedField = 0x0500,      // class-specific: match beyond the flow definition level
 };
 std::string_view to_string(Status s);
 
@@ -58,6 +60,7 @@ struct MadHeader {
   std::uint64_t tid = 0;
   AttributeId attr_id = AttributeId::kTableInfo;
   std::uint32_t attr_mod = 0;
+  bool operator==(const MadHeader&) const = default;
 };
 
 /// OpenFlow's flow_mod commands (OFPFC_*), same numeric values.
@@ -75,16 +78,31 @@ struct FlowMod {
   std::uint64_t cookie_mask = 0;  // delete: only entries with (cookie & mask) == (cookie_mask's)
   std::uint16_t priority = 0;
   FlowMatch match;
-  FlowAction action;          // add / modify; ignored for deletes
-  std::uint32_t affected = 0; // in the GetResp: entries the switch added/changed/removed
+  FlowAction action;           // add / modify; ignored for deletes
+  std::uint32_t affected = 0;  // in the GetResp: entries the switch added/changed/removed
+  bool operator==(const FlowMod&) const = default;
 };
 
-struct FlowStatsRequest {};  // the start index travels in AttributeModifier
+struct FlowStatsRequest {  // the start index travels in AttributeModifier
+  bool operator==(const FlowStatsRequest&) const = default;
+};
 
 struct FlowStatsReply {
-  std::uint32_t total = 0;       // entries in the table
-  std::uint64_t generation = 0;  // table generation when this page was read
+  std::uint32_t total = 0;         // entries in the table
+  std::uint64_t generation = 0;    // table generation when this page was read
   std::vector<FlowEntry> entries;  // as many as fit, starting at AttributeModifier
+  /// Same page: the installed rules and their counters (FlowEntry itself has no operator==).
+  bool operator==(const FlowStatsReply& o) const {
+    if (total != o.total || generation != o.generation || entries.size() != o.entries.size()) {
+      return false;
+    }
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (!entries[i].same_rule(o.entries[i]) || entries[i].n_packets != o.entries[i].n_packets) {
+        return false;
+      }
+    }
+    return true;
+  }
 };
 
 struct TableInfo {
@@ -96,10 +114,12 @@ struct TableInfo {
   std::uint64_t lookups = 0;
   std::uint64_t matched = 0;
   std::uint64_t missed = 0;
+  bool operator==(const TableInfo&) const = default;
 };
 
 struct Barrier {
   std::uint64_t generation = 0;  // in the GetResp: the table generation after all earlier mods
+  bool operator==(const Barrier&) const = default;
 };
 
 using Payload = std::variant<FlowMod, FlowStatsRequest, FlowStatsReply, TableInfo, Barrier>;
@@ -110,6 +130,7 @@ struct SdnMad {
   MadHeader hdr;
   std::uint64_t key = 0;
   Payload payload;
+  bool operator==(const SdnMad&) const = default;
 };
 
 }  // namespace ibsdn::mad
