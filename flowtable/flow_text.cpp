@@ -19,8 +19,12 @@ void put_field(std::string& out, const char* name, const std::optional<Masked<T>
   if (!f) return;
   out += ", ";
   out += name;
-  out += "=" + hex(f->value);
-  if (f->mask != full) out += "/" + hex(f->mask);
+  out += '=';
+  out += hex(f->value);
+  if (f->mask != full) {
+    out += '/';
+    out += hex(f->mask);
+  }
 }
 
 std::uint64_t number(std::string_view tok, std::string_view what, std::uint64_t max) {
@@ -67,15 +71,24 @@ std::vector<std::string_view> split(std::string_view s, std::string_view seps) {
 }  // namespace
 
 std::string format_flow(const FlowEntry& e) {
-  std::string out = "cookie=" + hex(e.cookie) + ", priority=" + std::to_string(e.priority);
+  std::string out = "cookie=";
+  out += hex(e.cookie);
+  out += ", priority=";
+  out += std::to_string(e.priority);
   put_field<std::uint16_t>(out, "slid", e.match.slid, 0xFFFF);
   put_field<std::uint16_t>(out, "dlid", e.match.dlid, 0xFFFF);
   put_field<std::uint8_t>(out, "sl", e.match.sl, kSlMask);
   put_field<std::uint32_t>(out, "dest_qp", e.match.dest_qp, kQpMask);
   out += " actions=";
-  if (e.action.set_sl) out += "set_sl:" + std::to_string(e.action.set_sl->value()) + ",";
-  out += "output:" + std::to_string(e.action.output.value());
-  out += ", n_packets=" + std::to_string(e.n_packets);
+  if (e.action.set_sl) {
+    out += "set_sl:";
+    out += std::to_string(e.action.set_sl->value());
+    out += ',';
+  }
+  out += "output:";
+  out += std::to_string(e.action.output.value());
+  out += ", n_packets=";
+  out += std::to_string(e.n_packets);
   return out;
 }
 
