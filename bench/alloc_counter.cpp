@@ -32,17 +32,35 @@ void counted_free(void* p) noexcept {
 
 }  // namespace
 
-void* operator new(std::size_t n) { return counted_alloc(n); }
-void* operator new[](std::size_t n) { return counted_alloc(n); }
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+void* operator new(std::size_t n) {
+  return counted_alloc(n);
+}
+void* operator new[](std::size_t n) {
+  return counted_alloc(n);
+}
+void operator delete(void* p) noexcept {
+  counted_free(p);
+}
+void operator delete[](void* p) noexcept {
+  counted_free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  counted_free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  counted_free(p);
+}
 
 namespace ibsdn::bench {
 
-std::size_t live_bytes() { return g_live.load(); }
-std::size_t peak_bytes() { return g_peak.load(); }
-void reset_peak() { g_peak.store(g_live.load()); }
+std::size_t live_bytes() {
+  return g_live.load();
+}
+std::size_t peak_bytes() {
+  return g_peak.load();
+}
+void reset_peak() {
+  g_peak.store(g_live.load());
+}
 
 }  // namespace ibsdn::bench

@@ -99,7 +99,8 @@ void speed_table(bool quick) {
                              {kCurie, {"3dnn/4096", "3dnn", 4096}}};
   if (quick) cases.resize(1);
   const int reps = quick ? 3 : 7;
-  std::printf("\n== Compute time: ratio to DmodK on the same demand (median of %d runs) ==\n", reps);
+  std::printf("\n== Compute time: ratio to DmodK on the same demand (median of %d runs) ==\n",
+              reps);
   std::printf("%-12s %-12s %7s | %10s | %12s %12s | %13s %13s\n", "topology", "pattern", "flows",
               "dmodk ms", "greedy/dmodk", "optimal/dmodk", "greedy ms", "optimal ms");
   for (const Case& c : cases) {
@@ -123,7 +124,8 @@ void speed_table(bool quick) {
 
 void memory_table(bool quick) {
   std::printf("\n== Memory: peak heap bytes of one sdn-optimal call, per flow ==\n");
-  std::printf("%-12s %-14s %8s | %14s %10s\n", "topology", "pattern", "flows", "peak bytes", "per flow");
+  std::printf("%-12s %-14s %8s | %14s %10s\n", "topology", "pattern", "flows", "peak bytes",
+              "per flow");
   const std::vector<std::pair<Topo, std::uint32_t>> cases =
       quick ? std::vector<std::pair<Topo, std::uint32_t>>{{kFull1024, 256}, {kFull1024, 1024}}
             : std::vector<std::pair<Topo, std::uint32_t>>{
@@ -176,7 +178,9 @@ void compiler_table(bool quick) {
     std::printf("%-16s %8zu | %9zu %9zu %8zu | %13.3f %13.3f\n", p.label, job.flows.size(),
                 c.path_hops, c.override_hops, c.entries,
                 static_cast<double>(c.entries) / static_cast<double>(c.path_hops),
-                c.override_hops ? static_cast<double>(c.entries) / static_cast<double>(c.override_hops) : 0.0);
+                c.override_hops
+                    ? static_cast<double>(c.entries) / static_cast<double>(c.override_hops)
+                    : 0.0);
   }
 }
 

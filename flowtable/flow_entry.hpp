@@ -9,8 +9,8 @@
 namespace ibsdn {
 
 struct FlowAction {
-  PortNum output{};                     // the port the packet leaves by
-  std::optional<ServiceLevel> set_sl;   // rewrite the SL first (traffic classes, seed 004)
+  PortNum output{};                    // the port the packet leaves by
+  std::optional<ServiceLevel> set_sl;  // rewrite the SL first (traffic classes, seed 004)
   bool operator==(const FlowAction&) const = default;
 };
 

@@ -6,25 +6,35 @@ namespace ibsdn {
 
 std::string_view to_string(FlowModStatus s) {
   switch (s) {
-    case FlowModStatus::kOk: return "ok";
-    case FlowModStatus::kTableFull: return "table full";
-    case FlowModStatus::kBadMatch: return "bad match";
-    case FlowModStatus::kUnsupportedField: return "unsupported match field";
-    case FlowModStatus::kBadAction: return "bad action";
+    case FlowModStatus::kOk:
+      return "ok";
+    case FlowModStatus::kTableFull:
+      return "table full";
+    case FlowModStatus::kBadMatch:
+      return "bad match";
+    case FlowModStatus::kUnsupportedField:
+      return "unsupported match field";
+    case FlowModStatus::kBadAction:
+      return "bad action";
   }
   return "?";
 }
 
 namespace {
 
-bool exact_dlid(const FlowMatch& m) { return m.dlid && m.dlid->mask == 0xFFFF; }
+bool exact_dlid(const FlowMatch& m) {
+  return m.dlid && m.dlid->mask == 0xFFFF;
+}
 
-FlowModResult fail(FlowModStatus s, std::string detail) { return {s, 0, std::move(detail)}; }
+FlowModResult fail(FlowModStatus s, std::string detail) {
+  return {s, 0, std::move(detail)};
+}
 
 }  // namespace
 
 FlowModResult FlowTable::check(const FlowEntry& e) const {
-  if (std::string why = e.match.validate(); !why.empty()) return fail(FlowModStatus::kBadMatch, why);
+  if (std::string why = e.match.validate(); !why.empty())
+    return fail(FlowModStatus::kBadMatch, why);
   if (e.match.required_level() > cfg_.level) {
     return fail(FlowModStatus::kUnsupportedField,
                 "match needs flow definition level " +
@@ -38,8 +48,8 @@ FlowModResult FlowTable::check(const FlowEntry& e) const {
                                                std::to_string(cfg_.num_ports) + ")");
   }
   if (e.action.set_sl && e.action.set_sl->value() > kSlMask) {
-    return fail(FlowModStatus::kBadAction, "set_sl " + std::to_string(e.action.set_sl->value()) +
-                                               " is above 15");
+    return fail(FlowModStatus::kBadAction,
+                "set_sl " + std::to_string(e.action.set_sl->value()) + " is above 15");
   }
   return {};
 }
@@ -88,9 +98,8 @@ FlowModResult FlowTable::add(const FlowEntry& e) {
     return {FlowModStatus::kOk, 1, {}};
   }
   if (live_ >= cfg_.capacity) {
-    return fail(FlowModStatus::kTableFull,
-                "table holds " + std::to_string(live_) + " of " + std::to_string(cfg_.capacity) +
-                    " entries");
+    return fail(FlowModStatus::kTableFull, "table holds " + std::to_string(live_) + " of " +
+                                               std::to_string(cfg_.capacity) + " entries");
   }
   if (slots_.size() > 2 * live_ + 64) {
     // Compact erased slots so indexes stay dense; installation order is preserved.

@@ -84,7 +84,7 @@ class FlowTable {
   std::vector<std::optional<FlowEntry>> slots_;
   std::vector<std::uint64_t> seq_;  // installation sequence per slot, for the "oldest" tie-break
   std::unordered_map<std::uint16_t, std::vector<std::uint32_t>> by_dlid_;  // exact-DLID entries
-  std::vector<std::uint32_t> wild_;                                         // all others
+  std::vector<std::uint32_t> wild_;                                        // all others
   std::size_t live_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t generation_ = 0;

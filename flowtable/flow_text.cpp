@@ -40,7 +40,8 @@ std::uint64_t number(std::string_view tok, std::string_view what, std::uint64_t 
     throw std::invalid_argument(std::string(what) + ": '" + std::string(tok) + "' is not a number");
   }
   if (v > max) {
-    throw std::invalid_argument(std::string(what) + ": " + std::string(tok) + " exceeds " + hex(max));
+    throw std::invalid_argument(std::string(what) + ": " + std::string(tok) + " exceeds " +
+                                hex(max));
   }
   return v;
 }
@@ -50,8 +51,9 @@ Masked<T> masked(std::string_view val, std::string_view what, T full) {
   const auto slash = val.find('/');
   Masked<T> m;
   m.value = static_cast<T>(number(val.substr(0, slash), what, full));
-  m.mask = slash == std::string_view::npos ? full
-                                           : static_cast<T>(number(val.substr(slash + 1), what, full));
+  m.mask = slash == std::string_view::npos
+               ? full
+               : static_cast<T>(number(val.substr(slash + 1), what, full));
   return m;
 }
 
@@ -100,7 +102,8 @@ FlowEntry parse_flow(std::string_view text) {
   // Match part: key=value tokens.
   for (std::string_view tok : split(text.substr(0, at), ", \t")) {
     const auto eq = tok.find('=');
-    if (eq == std::string_view::npos) throw std::invalid_argument("flow: '" + std::string(tok) + "' is not key=value");
+    if (eq == std::string_view::npos)
+      throw std::invalid_argument("flow: '" + std::string(tok) + "' is not key=value");
     const std::string_view key = tok.substr(0, eq);
     const std::string_view val = tok.substr(eq + 1);
     if (key == "cookie") {
@@ -124,12 +127,14 @@ FlowEntry parse_flow(std::string_view text) {
   const auto counters = rest.find("n_packets=");
   std::string_view actions = rest.substr(0, counters);
   if (counters != std::string_view::npos) {
-    e.n_packets = number(split(rest.substr(counters + 10), ", \t").at(0), "n_packets", ~std::uint64_t{0});
+    e.n_packets =
+        number(split(rest.substr(counters + 10), ", \t").at(0), "n_packets", ~std::uint64_t{0});
   }
   for (std::string_view act : split(actions, ", \t")) {
     const auto colon = act.find(':');
     const std::string_view key = act.substr(0, colon);
-    if (colon == std::string_view::npos) throw std::invalid_argument("flow: action '" + std::string(act) + "' needs ':'");
+    if (colon == std::string_view::npos)
+      throw std::invalid_argument("flow: action '" + std::string(act) + "' needs ':'");
     const std::string_view val = act.substr(colon + 1);
     if (key == "output") {
       e.action.output = PortNum(static_cast<std::uint8_t>(number(val, "output", 254)));
@@ -141,7 +146,8 @@ FlowEntry parse_flow(std::string_view text) {
     }
   }
   if (!have_output) throw std::invalid_argument("flow: actions need output:PORT");
-  if (std::string why = e.match.validate(); !why.empty()) throw std::invalid_argument("flow: " + why);
+  if (std::string why = e.match.validate(); !why.empty())
+    throw std::invalid_argument("flow: " + why);
   return e;
 }
 
@@ -157,11 +163,13 @@ std::optional<Masked<T>> field_from_json(const nlohmann::json& m, const char* na
   if (!m.contains(name)) return std::nullopt;
   const auto& f = m.at(name);
   if (!f.is_object() || !f.contains("value") || !f.at("value").is_number_unsigned()) {
-    throw std::invalid_argument(std::string("match.") + name + ": needs {\"value\": N, \"mask\": M}");
+    throw std::invalid_argument(std::string("match.") + name +
+                                ": needs {\"value\": N, \"mask\": M}");
   }
   const auto v = f.at("value").get<std::uint64_t>();
   const auto mk = f.contains("mask") ? f.at("mask").get<std::uint64_t>() : full;
-  if (v > full || mk > full) throw std::invalid_argument(std::string("match.") + name + ": out of range");
+  if (v > full || mk > full)
+    throw std::invalid_argument(std::string("match.") + name + ": out of range");
   return Masked<T>{static_cast<T>(v), static_cast<T>(mk)};
 }
 
@@ -175,7 +183,10 @@ nlohmann::json flow_to_json(const FlowEntry& e) {
   json_field(m, "dest_qp", e.match.dest_qp);
   nlohmann::json a = {{"output", e.action.output.value()}};
   if (e.action.set_sl) a["set_sl"] = e.action.set_sl->value();
-  return {{"cookie", e.cookie}, {"priority", e.priority}, {"match", m}, {"actions", a},
+  return {{"cookie", e.cookie},
+          {"priority", e.priority},
+          {"match", m},
+          {"actions", a},
           {"n_packets", e.n_packets}};
 }
 

@@ -14,10 +14,14 @@ std::optional<FlowDefinitionLevel> parse_flow_definition_level(std::string_view 
 
 std::string_view to_string(FlowDefinitionLevel level) {
   switch (level) {
-    case FlowDefinitionLevel::kDlid: return "dlid";
-    case FlowDefinitionLevel::kSlidDlid: return "slid-dlid";
-    case FlowDefinitionLevel::kSlidDlidSl: return "slid-dlid-sl";
-    case FlowDefinitionLevel::kSlidDlidSlQp: return "slid-dlid-sl-qp";
+    case FlowDefinitionLevel::kDlid:
+      return "dlid";
+    case FlowDefinitionLevel::kSlidDlid:
+      return "slid-dlid";
+    case FlowDefinitionLevel::kSlidDlidSl:
+      return "slid-dlid-sl";
+    case FlowDefinitionLevel::kSlidDlidSlQp:
+      return "slid-dlid-sl-qp";
   }
   return "?";
 }
@@ -75,7 +79,9 @@ bool FlowMatch::covered_by(const FlowMatch& other) const {
          field_covered(sl, other.sl) && field_covered(dest_qp, other.dest_qp);
 }
 
-int FlowMatch::specificity() const { return bits(dlid) + bits(slid) + bits(sl) + bits(dest_qp); }
+int FlowMatch::specificity() const {
+  return bits(dlid) + bits(slid) + bits(sl) + bits(dest_qp);
+}
 
 FlowDefinitionLevel FlowMatch::required_level() const {
   if (dest_qp) return FlowDefinitionLevel::kSlidDlidSlQp;

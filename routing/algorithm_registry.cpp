@@ -29,8 +29,8 @@ std::unique_ptr<RoutingAlgorithm> make_algorithm(std::string_view name) {
   }
   std::string known;
   for (const Entry& e : kAlgorithms) known += (known.empty() ? "" : ", ") + std::string(e.name);
-  throw std::invalid_argument("unknown routing algorithm '" + std::string(name) + "' (known: " +
-                              known + ")");
+  throw std::invalid_argument("unknown routing algorithm '" + std::string(name) +
+                              "' (known: " + known + ")");
 }
 
 std::vector<std::string> algorithm_names() {

@@ -144,8 +144,7 @@ std::vector<std::uint32_t> colour_bipartite(const BipartiteEdges& g, std::uint32
   return colour;
 }
 
-std::vector<std::uint32_t> colour_bipartite_balanced(const BipartiteEdges& g,
-                                                     std::uint32_t colours,
+std::vector<std::uint32_t> colour_bipartite_balanced(const BipartiteEdges& g, std::uint32_t colours,
                                                      std::span<const std::uint32_t> rank,
                                                      const ColourCost* cost) {
   if (colours == 0) throw std::invalid_argument("edge colouring: zero colours");

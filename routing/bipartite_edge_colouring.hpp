@@ -40,8 +40,7 @@ std::vector<std::uint32_t> colour_bipartite(const BipartiteEdges& g, std::uint32
 /// every vertex v has at most ceil(deg(v) / colours) edges of each colour. Edges of a vertex are
 /// split into chunks of `colours` in the order given by `rank` (lower rank first), so the edges
 /// ranked first are spread over all colours before the rest fill in.
-std::vector<std::uint32_t> colour_bipartite_balanced(const BipartiteEdges& g,
-                                                     std::uint32_t colours,
+std::vector<std::uint32_t> colour_bipartite_balanced(const BipartiteEdges& g, std::uint32_t colours,
                                                      std::span<const std::uint32_t> rank,
                                                      const ColourCost* cost = nullptr);
 

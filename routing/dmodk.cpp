@@ -20,12 +20,14 @@ class ModK final : public RoutingAlgorithm {
                            : "source-mod-k up-port choice (reference; not expressible in an LFT)";
   }
   std::string unsupported_reason(const Fabric& f) const override {
-    return f.xgft() ? "" : "needs an XGFT layout (generate one or load a netlist recognised as XGFT)";
+    return f.xgft() ? ""
+                    : "needs an XGFT layout (generate one or load a netlist recognised as XGFT)";
   }
   std::vector<Path> route(const RouteRequest& req) const override {
     check_flows(req);
     const XgftLayout* x = req.fabric.xgft();
-    if (!x) throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+    if (!x)
+      throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < req.flows.size(); ++i) {
       const std::uint32_t s = x->host_of_node[req.flows[i].src.value()];
@@ -39,7 +41,8 @@ class ModK final : public RoutingAlgorithm {
   static std::uint64_t y_index(const XgftLayout& x, std::uint64_t key) {
     std::uint64_t y = 0;
     for (int l = 2; l <= x.params.h; ++l) {
-      const std::uint64_t digit = (key / x.w_prefix[l - 1]) % static_cast<std::uint64_t>(x.params.w[l - 1]);
+      const std::uint64_t digit =
+          (key / x.w_prefix[l - 1]) % static_cast<std::uint64_t>(x.params.w[l - 1]);
       y += digit * x.w_prefix[l - 1];
     }
     return y;
@@ -51,7 +54,11 @@ class ModK final : public RoutingAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<RoutingAlgorithm> make_dmodk() { return std::make_unique<ModK>(true); }
-std::unique_ptr<RoutingAlgorithm> make_smodk() { return std::make_unique<ModK>(false); }
+std::unique_ptr<RoutingAlgorithm> make_dmodk() {
+  return std::make_unique<ModK>(true);
+}
+std::unique_ptr<RoutingAlgorithm> make_smodk() {
+  return std::make_unique<ModK>(false);
+}
 
 }  // namespace ibsdn

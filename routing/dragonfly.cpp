@@ -149,7 +149,8 @@ Fabric build(const Shape& s, std::string label, int gpus_per_node, double gbps) 
   x.hosts.reserve(num_hosts);
   for (std::uint64_t i = 0; i < num_hosts; ++i) {
     const std::string name = numbered("n", i + 1, hw);
-    const NodeIdx id = f.add_node(NodeKind::kHca, name, 1, Guid(s.hca_guid + (i + 1) * kHcaGuidStride));
+    const NodeIdx id =
+        f.add_node(NodeKind::kHca, name, 1, Guid(s.hca_guid + (i + 1) * kHcaGuidStride));
     Node& nd = f.node(id);
     nd.description = name + " HCA-1";
     nd.gpus = static_cast<std::uint16_t>(gpus_per_node);

@@ -30,7 +30,8 @@ NodeIdx Fabric::add_node(NodeKind kind, std::string name, std::size_t num_ports,
   n.name = std::move(name);
   n.guid = guid;
   n.ports.resize(num_ports);
-  for (std::size_t i = 0; i < num_ports; ++i) n.ports[i].num = PortNum(static_cast<std::uint8_t>(i + 1));
+  for (std::size_t i = 0; i < num_ports; ++i)
+    n.ports[i].num = PortNum(static_cast<std::uint8_t>(i + 1));
   nodes_.push_back(std::move(n));
   (kind == NodeKind::kSwitch ? switches_ : hcas_).push_back(idx);
   levels_.clear();
@@ -108,7 +109,9 @@ void Fabric::compute_levels() {
   }
 }
 
-void Fabric::set_xgft(XgftLayout layout) { xgft_ = std::make_unique<XgftLayout>(std::move(layout)); }
+void Fabric::set_xgft(XgftLayout layout) {
+  xgft_ = std::make_unique<XgftLayout>(std::move(layout));
+}
 
 void Fabric::set_dragonfly(DragonflyLayout layout) {
   dragonfly_ = std::make_unique<DragonflyLayout>(std::move(layout));

@@ -25,11 +25,11 @@ enum class NodeKind : std::uint8_t { kSwitch, kHca };
 inline constexpr std::uint64_t kHcaGuidStride = 0x10;
 
 struct Port {
-  PortNum num{};            // 1-based physical port number
-  NodeIdx peer{};           // invalid() when the port is not cabled
+  PortNum num{};   // 1-based physical port number
+  NodeIdx peer{};  // invalid() when the port is not cabled
   PortNum peer_port{};
-  LinkId out{};             // the directed link leaving through this port
-  double gbps = 0.0;        // link capacity
+  LinkId out{};       // the directed link leaving through this port
+  double gbps = 0.0;  // link capacity
   [[nodiscard]] bool connected() const { return peer.valid(); }
 };
 

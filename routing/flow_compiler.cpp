@@ -71,7 +71,8 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
     }
     const Lid dlid = lfts.lids.lid(flows[i].dst);
     if (dlid.value() == 0 || lfts.lids.lid(flows[i].src).value() == 0) {
-      throw std::invalid_argument("compile_flows: flow " + std::to_string(i) + " has an endpoint without a LID");
+      throw std::invalid_argument("compile_flows: flow " + std::to_string(i) +
+                                  " has an endpoint without a LID");
     }
     hops[i] = switch_hops(f, paths[i]);
     out.path_hops += hops[i].size();
@@ -135,7 +136,8 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
   std::map<std::pair<NodeIdx, std::uint16_t>, std::set<std::uint8_t>> ports_toward;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint16_t dlid = lfts.lids.lid(flows[i].dst).value();
-    for (const Hop& h : switch_hops(f, intended[i])) ports_toward[{h.sw, dlid}].insert(h.port.value());
+    for (const Hop& h : switch_hops(f, intended[i]))
+      ports_toward[{h.sw, dlid}].insert(h.port.value());
   }
 
   std::set<std::pair<NodeIdx, std::uint16_t>> merged;
@@ -146,8 +148,7 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
     out.override_hops += needs[i].size();
     for (const Hop& h : needs[i]) {
       const auto key = std::pair{h.sw, dlid.value()};
-      const bool whole_destination =
-          dlid_only || (opt.aggregate && ports_toward[key].size() == 1);
+      const bool whole_destination = dlid_only || (opt.aggregate && ports_toward[key].size() == 1);
       FlowEntry e;
       e.cookie = job.value();
       e.action.output = h.port;

@@ -34,9 +34,9 @@ struct CompiledFlows {
   std::map<NodeIdx, std::vector<FlowEntry>> tables;  // per switch, cookie = the job id
   std::vector<bool> on_default;   // per flow: left on the LFT's default route (capacity, conflict)
   std::vector<Path> effective;    // per flow: the path packets will take (traced)
-  std::size_t entries = 0;              // entries installed
-  std::size_t override_hops = 0;        // switch hops where a kept path leaves the LFT
-  std::size_t path_hops = 0;            // switch hops on all chosen paths
+  std::size_t entries = 0;        // entries installed
+  std::size_t override_hops = 0;  // switch hops where a kept path leaves the LFT
+  std::size_t path_hops = 0;      // switch hops on all chosen paths
   std::size_t flows_on_default = 0;
   std::int32_t effective_max_link_load = 0;  // L_D of the effective paths
 };

@@ -41,7 +41,8 @@ const NetworkState::Job& NetworkState::restore_job(Job job) {
 
 void NetworkState::remove_job(JobId id) {
   auto it = jobs_.find(id);
-  if (it == jobs_.end()) throw std::invalid_argument("job " + std::to_string(id.value()) + " is not active");
+  if (it == jobs_.end())
+    throw std::invalid_argument("job " + std::to_string(id.value()) + " is not active");
   const Job& j = it->second;
   for (std::size_t i = 0; i < j.flows.size(); ++i) load_.remove(j.paths[i], j.flows[i].weight);
   jobs_.erase(it);

@@ -58,7 +58,8 @@ std::string validate_path(const Fabric& f, const Flow& flow, const Path& p) {
   NodeIdx at = flow.src;
   std::unordered_set<std::uint32_t> seen{at.value()};
   for (std::size_t i = 0; i < p.size(); ++i) {
-    if (!p[i].valid() || p[i].value() >= f.num_links()) return "hop " + std::to_string(i) + ": no such link";
+    if (!p[i].valid() || p[i].value() >= f.num_links())
+      return "hop " + std::to_string(i) + ": no such link";
     const Link& l = f.link(p[i]);
     if (l.from != at) {
       return "hop " + std::to_string(i) + " leaves " + f.node(l.from).name + ", expected " +
@@ -66,7 +67,8 @@ std::string validate_path(const Fabric& f, const Flow& flow, const Path& p) {
     }
     at = l.to;
     if (!seen.insert(at.value()).second) return "path visits " + f.node(at).name + " twice";
-    if (i + 1 < p.size() && f.node(at).is_hca()) return "path passes through HCA " + f.node(at).name;
+    if (i + 1 < p.size() && f.node(at).is_hca())
+      return "path passes through HCA " + f.node(at).name;
   }
   if (at != flow.dst) return "path ends at " + f.node(at).name + ", not " + f.node(flow.dst).name;
   if (const XgftLayout* x = f.xgft()) {

@@ -18,9 +18,10 @@ AdaptiveDecision decide_sdn_adaptive(std::span<const Flow> flows) {
   AdaptiveDecision d;
   for (const Flow& f : flows) d.node_load = std::max({d.node_load, ++out[f.src], ++in[f.dst]});
   d.single_path = d.node_load <= 1;
-  d.reason = d.single_path ? "demand is at most a permutation (NL_D <= 1): SDN-optimal paths"
-                           : "demand denser than a permutation (NL_D = " +
-                                 std::to_string(d.node_load) + "): adaptive routing";
+  d.reason = d.single_path
+                 ? "demand is at most a permutation (NL_D <= 1): SDN-optimal paths"
+                 : "demand denser than a permutation (NL_D = " + std::to_string(d.node_load) +
+                       "): adaptive routing";
   return d;
 }
 
@@ -45,6 +46,8 @@ class SdnAdaptive final : public RoutingAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<RoutingAlgorithm> make_sdn_adaptive() { return std::make_unique<SdnAdaptive>(); }
+std::unique_ptr<RoutingAlgorithm> make_sdn_adaptive() {
+  return std::make_unique<SdnAdaptive>();
+}
 
 }  // namespace ibsdn

@@ -18,7 +18,9 @@ namespace {
 class SdnGreedy final : public RoutingAlgorithm {
  public:
   explicit SdnGreedy(bool weighted) : weighted_(weighted) {}
-  std::string_view name() const override { return weighted_ ? "sdn-greedy-weighted" : "sdn-greedy"; }
+  std::string_view name() const override {
+    return weighted_ ? "sdn-greedy-weighted" : "sdn-greedy";
+  }
   std::string_view summary() const override {
     return weighted_ ? "least max-loaded shortest path per flow, seed 002 weights"
                      : "least max-loaded shortest path per flow, in flow order (Algorithm 2)";
@@ -30,7 +32,8 @@ class SdnGreedy final : public RoutingAlgorithm {
   std::vector<Path> route(const RouteRequest& req) const override {
     check_flows(req);
     const XgftLayout* x = req.fabric.xgft();
-    if (!x) throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+    if (!x)
+      throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
     const bool weighted = weighted_ || req.weighted;
     const Fabric& f = req.fabric;
     std::vector<double> load(f.num_links(), 0.0);
@@ -97,7 +100,9 @@ class SdnGreedy final : public RoutingAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<RoutingAlgorithm> make_sdn_greedy() { return std::make_unique<SdnGreedy>(false); }
+std::unique_ptr<RoutingAlgorithm> make_sdn_greedy() {
+  return std::make_unique<SdnGreedy>(false);
+}
 std::unique_ptr<RoutingAlgorithm> make_sdn_greedy_weighted() {
   return std::make_unique<SdnGreedy>(true);
 }

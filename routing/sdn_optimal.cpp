@@ -25,7 +25,8 @@ std::vector<std::vector<std::uint32_t>> partition_into_matchings(const XgftLayou
                                                                  std::span<const Flow> flows) {
   BipartiteEdges g;
   g.num_left = g.num_right = static_cast<std::uint32_t>(x.hosts.size());
-  for (const Flow& fl : flows) g.add(x.host_of_node[fl.src.value()], x.host_of_node[fl.dst.value()]);
+  for (const Flow& fl : flows)
+    g.add(x.host_of_node[fl.src.value()], x.host_of_node[fl.dst.value()]);
   const std::uint32_t nl = g.max_degree();
   std::vector<std::vector<std::uint32_t>> matchings(nl);
   if (nl == 0) return matchings;
@@ -78,6 +79,8 @@ class SdnOptimal final : public RoutingAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<RoutingAlgorithm> make_sdn_optimal() { return std::make_unique<SdnOptimal>(); }
+std::unique_ptr<RoutingAlgorithm> make_sdn_optimal() {
+  return std::make_unique<SdnOptimal>();
+}
 
 }  // namespace ibsdn

@@ -42,7 +42,8 @@ class SdnOptimalTapered final : public RoutingAlgorithm {
     opt.link_flows = &load;
     const auto y = choose_up_digits(req.fabric, *x, src, dst, opt);
     std::vector<Path> out(req.flows.size());
-    for (std::size_t i = 0; i < out.size(); ++i) xgft_path(req.fabric, *x, src[i], dst[i], y[i], out[i]);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      xgft_path(req.fabric, *x, src[i], dst[i], y[i], out[i]);
     return out;
   }
 };

@@ -77,11 +77,13 @@ XgftParams XgftParams::parse(std::string_view text) {
 }
 
 void XgftParams::validate() const {
-  if (h < 1 || h > 8) throw std::invalid_argument("XGFT: height must be 1..8, got " + std::to_string(h));
+  if (h < 1 || h > 8)
+    throw std::invalid_argument("XGFT: height must be 1..8, got " + std::to_string(h));
   if (m.size() != static_cast<std::size_t>(h) || w.size() != static_cast<std::size_t>(h)) {
-    throw std::invalid_argument("XGFT: height " + std::to_string(h) + " needs " + std::to_string(h) +
-                                " m values and " + std::to_string(h) + " w values, got " +
-                                std::to_string(m.size()) + " and " + std::to_string(w.size()));
+    throw std::invalid_argument("XGFT: height " + std::to_string(h) + " needs " +
+                                std::to_string(h) + " m values and " + std::to_string(h) +
+                                " w values, got " + std::to_string(m.size()) + " and " +
+                                std::to_string(w.size()));
   }
   for (int i = 0; i < h; ++i) {
     if (m[i] < 1 || w[i] < 1) {
@@ -163,7 +165,8 @@ NodeIdx XgftLayout::ancestor(std::uint32_t host, int l, std::uint64_t y_index) c
 Fabric generate_xgft(const XgftParams& p, int gpus_per_node, double gbps) {
   p.validate();
   if (gpus_per_node < 0 || gpus_per_node > 64) {
-    throw std::invalid_argument("gpus per node must be 0..64, got " + std::to_string(gpus_per_node));
+    throw std::invalid_argument("gpus per node must be 0..64, got " +
+                                std::to_string(gpus_per_node));
   }
   XgftLayout x = XgftLayout::make(p);
   Fabric f;
@@ -173,7 +176,8 @@ Fabric generate_xgft(const XgftParams& p, int gpus_per_node, double gbps) {
   x.hosts.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::string name = numbered("n", i + 1, hw);
-    const NodeIdx id = f.add_node(NodeKind::kHca, name, 1, Guid(0x0002c90300000000ULL + (i + 1) * kHcaGuidStride));
+    const NodeIdx id =
+        f.add_node(NodeKind::kHca, name, 1, Guid(0x0002c90300000000ULL + (i + 1) * kHcaGuidStride));
     Node& nd = f.node(id);
     nd.description = name + " HCA-1";
     nd.gpus = static_cast<std::uint16_t>(gpus_per_node);
@@ -204,7 +208,8 @@ Fabric generate_xgft(const XgftParams& p, int gpus_per_node, double gbps) {
         const std::uint64_t parent_x = child_x / static_cast<std::uint64_t>(p.m[l - 1]);
         const std::uint64_t parent_y = child_y + static_cast<std::uint64_t>(y) * x.w_prefix[l - 1];
         const NodeIdx parent = x.switches[l - 1][parent_x * x.w_prefix[l] + parent_y];
-        const int down_port = static_cast<int>(child_x % static_cast<std::uint64_t>(p.m[l - 1])) + 1;
+        const int down_port =
+            static_cast<int>(child_x % static_cast<std::uint64_t>(p.m[l - 1])) + 1;
         const int up_port = l == 1 ? 1 : p.m[l - 2] + 1 + y;
         f.connect(child, PortNum(static_cast<std::uint8_t>(up_port)), parent,
                   PortNum(static_cast<std::uint8_t>(down_port)), gbps);
@@ -235,9 +240,8 @@ void index_xgft_ports(const Fabric& f, XgftLayout& x) {
       auto& ups = x.up_port[child.value()];
       ups.assign(static_cast<std::size_t>(p.w[l - 1]), PortNum{});
       for (int y = 0; y < p.w[l - 1]; ++y) {
-        const NodeIdx parent =
-            x.switches[l - 1][parent_x * x.w_prefix[l] +
-                              child_y + static_cast<std::uint64_t>(y) * x.w_prefix[l - 1]];
+        const NodeIdx parent = x.switches[l - 1][parent_x * x.w_prefix[l] + child_y +
+                                                 static_cast<std::uint64_t>(y) * x.w_prefix[l - 1]];
         auto& downs = x.down_port[parent.value()];
         if (downs.empty()) downs.assign(static_cast<std::size_t>(p.m[l - 1]), PortNum{});
         for (const Port& port : f.node(child).ports) {
@@ -248,8 +252,8 @@ void index_xgft_ports(const Fabric& f, XgftLayout& x) {
           }
         }
         if (ups[static_cast<std::size_t>(y)].value() == 0) {
-          throw std::invalid_argument("XGFT: " + f.node(child).name + " is not cabled to its parent " +
-                                      f.node(parent).name);
+          throw std::invalid_argument("XGFT: " + f.node(child).name +
+                                      " is not cabled to its parent " + f.node(parent).name);
         }
       }
     }
@@ -276,7 +280,8 @@ void xgft_path(const Fabric& f, const XgftLayout& x, std::uint32_t s, std::uint3
   }
 }
 
-std::uint64_t xgft_path_y_index(const Fabric& f, const XgftLayout& x, std::span<const LinkId> path) {
+std::uint64_t xgft_path_y_index(const Fabric& f, const XgftLayout& x,
+                                std::span<const LinkId> path) {
   if (path.size() < 2 || path.size() % 2 != 0) {
     throw std::invalid_argument("path of " + std::to_string(path.size()) +
                                 " links cannot be a host-to-host up*/down* path");
@@ -290,7 +295,8 @@ std::uint64_t xgft_path_y_index(const Fabric& f, const XgftLayout& x, std::span<
   }
   const int k = x.nca_level(s, d);
   if (path.size() != static_cast<std::size_t>(2 * k)) {
-    throw std::invalid_argument("path has " + std::to_string(path.size()) + " links; the shortest " +
+    throw std::invalid_argument("path has " + std::to_string(path.size()) +
+                                " links; the shortest " +
                                 "up*/down* path between these hosts has " + std::to_string(2 * k));
   }
   std::uint64_t y_index = 0;
@@ -308,7 +314,8 @@ std::uint64_t xgft_path_y_index(const Fabric& f, const XgftLayout& x, std::span<
     if (up) {
       const auto& ups = x.up_port[ln.from.value()];
       const auto it = std::find(ups.begin(), ups.end(), ln.from_port);
-      if (it == ups.end()) throw std::invalid_argument("hop " + std::to_string(i) + " is not an up port");
+      if (it == ups.end())
+        throw std::invalid_argument("hop " + std::to_string(i) + " is not an up port");
       y_index += static_cast<std::uint64_t>(it - ups.begin()) * x.w_prefix[lf];
     }
   }

@@ -13,7 +13,9 @@ void add_topology_options(CLI::App& cmd, TopologySpec& spec) {
   cmd.add_option("--gpus-per-node", spec.gpus_per_node, "GPUs per compute node")
       ->default_val(1)
       ->check(CLI::Range(0, 64));
-  cmd.add_option("--gbps", spec.gbps, "link capacity in Gb/s")->default_val(100.0)->check(CLI::PositiveNumber);
+  cmd.add_option("--gbps", spec.gbps, "link capacity in Gb/s")
+      ->default_val(100.0)
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace ibsdn

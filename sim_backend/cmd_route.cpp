@@ -31,7 +31,8 @@ void write_paths(std::ostream& os, const Fabric& f, const std::vector<Flow>& flo
     os << f.node(flows[i].src).name << ' ' << f.node(flows[i].dst).name;
     for (LinkId l : paths[i]) {
       const Link& ln = f.link(l);
-      if (f.node(ln.from).is_switch()) os << ' ' << f.node(ln.from).name << ':' << int{ln.from_port.value()};
+      if (f.node(ln.from).is_switch())
+        os << ' ' << f.node(ln.from).name << ':' << int{ln.from_port.value()};
     }
     os << '\n';
   }
@@ -92,7 +93,8 @@ void run(const RouteOptions& o) {
   std::printf("job         %s, seed %llu: %zu nodes, %u ranks (%u per node, %s mapping)\n",
               o.job.pattern.c_str(), static_cast<unsigned long long>(o.job.seed), job.nodes.size(),
               job.ranks, job.ranks_per_node, o.job.mapping.c_str());
-  std::printf("flows       %zu fabric flows from %zu rank pairs\n", job.flows.size(), job.rank_flows);
+  std::printf("flows       %zu fabric flows from %zu rank pairs\n", job.flows.size(),
+              job.rank_flows);
   std::printf("algorithm   %s\n", o.algorithm.c_str());
   std::printf("L_D         %d\n", q.max_link_load);
   if (q.bound.binding == "NL_D") {
@@ -109,7 +111,8 @@ void run(const RouteOptions& o) {
 }  // namespace
 
 void add_job_options(CLI::App& cmd, JobSpec& job) {
-  cmd.add_option("--pattern", job.pattern, "pattern, e.g. random-perm, shift:k=3, 3dnn, matrix:file=F")
+  cmd.add_option("--pattern", job.pattern,
+                 "pattern, e.g. random-perm, shift:k=3, 3dnn, matrix:file=F")
       ->default_val("random-perm");
   cmd.add_option("--seed", job.seed, "seed for random patterns and node selection")->default_val(1);
   cmd.add_option("--nodes", job.nodes, "compute nodes of the job (0 = all)")->default_val(0);
@@ -129,8 +132,10 @@ void add_route_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("route", "route a job's pattern and report L_D vs its bound");
   add_topology_options(*cmd, o->topo);
   add_job_options(*cmd, o->job);
-  cmd->add_option("--alg", o->algorithm, "routing algorithm (ibsdn-sim list)")->default_val("sdn-optimal");
-  cmd->add_option("--paths", o->paths_out, "write one flow per line: SRC DST SWITCH:PORT ... ('-' = stdout)");
+  cmd->add_option("--alg", o->algorithm, "routing algorithm (ibsdn-sim list)")
+      ->default_val("sdn-optimal");
+  cmd->add_option("--paths", o->paths_out,
+                  "write one flow per line: SRC DST SWITCH:PORT ... ('-' = stdout)");
   cmd->add_flag("--json", o->json, "print the result as JSON");
   cmd->add_flag("--weighted", o->weighted, "greedy family: balance seed 002 weights");
   cmd->callback([o]() { run(*o); });

@@ -16,8 +16,8 @@ struct JobSpec {
   std::uint32_t nodes = 0;              // compute nodes of the job; 0 = every node of the fabric
   std::string selection = "linear";     // linear: nodes first_node.. in host order; random: seeded
   std::uint32_t first_node = 0;
-  std::uint32_t ranks_per_node = 0;     // 0 = the nodes' GPUs per node
-  std::string mapping = "block";        // block | cyclic
+  std::uint32_t ranks_per_node = 0;  // 0 = the nodes' GPUs per node
+  std::string mapping = "block";     // block | cyclic
   std::uint64_t seed = 1;
 };
 

@@ -20,9 +20,13 @@ Fabric build_topology(const TopologySpec& spec) {
     throw std::invalid_argument(
         "give exactly one topology: --xgft, --dragonfly, --megafly or --netlist-in");
   }
-  if (!spec.xgft.empty()) return generate_xgft(XgftParams::parse(spec.xgft), spec.gpus_per_node, spec.gbps);
-  if (!spec.dragonfly.empty()) return generate_dragonfly(DragonflyParams::parse(spec.dragonfly), spec.gpus_per_node, spec.gbps);
-  if (!spec.megafly.empty()) return generate_megafly(MegaflyParams::parse(spec.megafly), spec.gpus_per_node, spec.gbps);
+  if (!spec.xgft.empty())
+    return generate_xgft(XgftParams::parse(spec.xgft), spec.gpus_per_node, spec.gbps);
+  if (!spec.dragonfly.empty())
+    return generate_dragonfly(DragonflyParams::parse(spec.dragonfly), spec.gpus_per_node,
+                              spec.gbps);
+  if (!spec.megafly.empty())
+    return generate_megafly(MegaflyParams::parse(spec.megafly), spec.gpus_per_node, spec.gbps);
   if (!spec.netlist_in.empty()) {
     std::error_code ec;
     if (std::filesystem::is_directory(spec.netlist_in, ec)) {

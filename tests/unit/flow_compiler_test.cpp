@@ -50,7 +50,8 @@ TEST(FlowCompiler, TracedPathEqualsChosenPathForEveryFlowOfManyJobs) {
       CompileOptions opt;
       const CompiledFlows c = compile_flows(bed.f, bed.lfts, flows, paths, JobId(job + 1), opt);
       ASSERT_EQ(c.flows_on_default, 0u) << alg;
-      for (std::size_t i = 0; i < flows.size(); ++i) ASSERT_EQ(c.effective[i], paths[i]) << alg << " flow " << i;
+      for (std::size_t i = 0; i < flows.size(); ++i)
+        ASSERT_EQ(c.effective[i], paths[i]) << alg << " flow " << i;
       // Entries only where a path leaves DmodK's LFT: on a fat-tree, upward choices only.
       for (const auto& [sw, entries] : c.tables) {
         for (const FlowEntry& e : entries) {

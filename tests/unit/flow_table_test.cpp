@@ -6,11 +6,14 @@
 namespace ibsdn {
 namespace {
 
-PacketHeader pkt(std::uint16_t slid, std::uint16_t dlid, std::uint8_t sl = 0, std::uint32_t qp = 0) {
+PacketHeader pkt(std::uint16_t slid, std::uint16_t dlid, std::uint8_t sl = 0,
+                 std::uint32_t qp = 0) {
   return PacketHeader{Lid(slid), Lid(dlid), ServiceLevel(sl), qp};
 }
 
-FlowEntry entry(std::string_view text) { return parse_flow(text); }
+FlowEntry entry(std::string_view text) {
+  return parse_flow(text);
+}
 
 TEST(FlowTable, MissMeansDefaultRoute) {
   FlowTable t;
@@ -44,7 +47,9 @@ TEST(FlowTable, HigherPriorityWinsThenMoreSpecificThenOlder) {
 
 TEST(FlowTable, MasksSlAndQpMatch) {
   FlowTable t;
-  ASSERT_TRUE(t.add(entry("priority=1, dlid=0x40, sl=0x2, dest_qp=0x100/0xff00 actions=set_sl:5,output:9")).ok());
+  ASSERT_TRUE(
+      t.add(entry("priority=1, dlid=0x40, sl=0x2, dest_qp=0x100/0xff00 actions=set_sl:5,output:9"))
+          .ok());
   const auto a = t.lookup(pkt(1, 0x40, 2, 0x1ab));
   ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->set_sl, ServiceLevel(5));
@@ -129,7 +134,8 @@ TEST(FlowTable, StaysConsistentThroughManyAddsAndDeletes) {
     for (int i = 0; i < 64; ++i) {
       FlowEntry e;
       e.cookie = static_cast<std::uint64_t>(i % 4);
-      e.match = FlowMatch::exact_pair(Lid(static_cast<std::uint16_t>(i)), Lid(static_cast<std::uint16_t>(i % 7 + 1)));
+      e.match = FlowMatch::exact_pair(Lid(static_cast<std::uint16_t>(i)),
+                                      Lid(static_cast<std::uint16_t>(i % 7 + 1)));
       e.action.output = PortNum(static_cast<std::uint8_t>(i % 36 + 1));
       ASSERT_TRUE(t.add(e).ok()) << round << " " << i;
     }
@@ -142,10 +148,13 @@ TEST(FlowTable, StaysConsistentThroughManyAddsAndDeletes) {
 
 TEST(FlowText, FormatsLikeOvsOfctlAndParsesBack) {
   const FlowEntry e = entry("cookie=0x2a, priority=100, slid=0x12, dlid=0x40 actions=output:7");
-  EXPECT_EQ(format_flow(e), "cookie=0x2a, priority=100, slid=0x12, dlid=0x40 actions=output:7, n_packets=0");
-  const FlowEntry m = entry("priority=3 dlid=0x40/0xfff0 sl=2 dest_qp=0x10/0xf0 actions=set_sl:1,output:4");
+  EXPECT_EQ(format_flow(e),
+            "cookie=0x2a, priority=100, slid=0x12, dlid=0x40 actions=output:7, n_packets=0");
+  const FlowEntry m =
+      entry("priority=3 dlid=0x40/0xfff0 sl=2 dest_qp=0x10/0xf0 actions=set_sl:1,output:4");
   EXPECT_EQ(format_flow(m),
-            "cookie=0x0, priority=3, dlid=0x40/0xfff0, sl=0x2, dest_qp=0x10/0xf0 actions=set_sl:1,output:4, n_packets=0");
+            "cookie=0x0, priority=3, dlid=0x40/0xfff0, sl=0x2, dest_qp=0x10/0xf0 "
+            "actions=set_sl:1,output:4, n_packets=0");
   EXPECT_TRUE(parse_flow(format_flow(m)).same_rule(m));
   EXPECT_TRUE(flow_from_json(flow_to_json(m)).same_rule(m));
 }
@@ -154,8 +163,8 @@ TEST(FlowText, RejectsBadTextNamingTheToken) {
   for (const char* bad : {"priority=1 dlid=0x40", "priority=1 dlid=0x40 actions=drop",
                           "dlid=0x1ffff actions=output:1", "vlan=3 actions=output:1",
                           "dlid=0x41/0xfff0 actions=output:1", "dlid=zz actions=output:1",
-                          "priority=70000 actions=output:1", "actions=output:255", "dlid actions=output:1",
-                          "sl=16 actions=output:1"}) {
+                          "priority=70000 actions=output:1", "actions=output:255",
+                          "dlid actions=output:1", "sl=16 actions=output:1"}) {
     EXPECT_THROW(parse_flow(bad), std::invalid_argument) << bad;
   }
   try {
@@ -165,7 +174,8 @@ TEST(FlowText, RejectsBadTextNamingTheToken) {
   }
   EXPECT_THROW(flow_from_json(nlohmann::json::parse(R"({"match":{},"actions":{"output":0}})")),
                std::invalid_argument);
-  EXPECT_THROW(flow_from_json(nlohmann::json::parse(R"({"match":{"dlid":{"value":70000}},"actions":{"output":1}})")),
+  EXPECT_THROW(flow_from_json(nlohmann::json::parse(
+                   R"({"match":{"dlid":{"value":70000}},"actions":{"output":1}})")),
                std::invalid_argument);
   EXPECT_THROW(flow_from_json(nlohmann::json::parse(R"([1,2])")), std::invalid_argument);
 }

@@ -44,7 +44,8 @@ TEST(NetworkState, RemovingAJobRemovesExactlyItsLoad) {
     for (int i = 0; i < n; ++i) {
       Flow fl;
       fl.src = f.hcas()[rng() % 48];
-      do fl.dst = f.hcas()[rng() % 48]; while (fl.dst == fl.src);
+      do fl.dst = f.hcas()[rng() % 48];
+      while (fl.dst == fl.src);
       out.push_back(fl);
     }
     set_weights(out);

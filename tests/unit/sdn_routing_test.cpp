@@ -109,9 +109,8 @@ Routed route(const Fabric& f, const std::string& alg, const Pairs& pairs) {
 }
 
 const char* const kFullXgfts[] = {
-    "2;4,4;1,4",     "2;6,3;1,6",       "2;3,7;1,3",   "2;8,8;1,8",
-    "3;4,4,3;1,4,4", "3;3,5,2;1,3,5",   "3;2,2,6;1,2,2", "3;4,2,5;1,4,2",
-    "4;2,3,2,2;1,2,3,2",
+    "2;4,4;1,4",     "2;6,3;1,6",     "2;3,7;1,3",     "2;8,8;1,8",         "3;4,4,3;1,4,4",
+    "3;3,5,2;1,3,5", "3;2,2,6;1,2,2", "3;4,2,5;1,4,2", "4;2,3,2,2;1,2,3,2",
 };
 
 TEST(SdnOptimal, ReachesNodeLoadBoundOnFullXgfts_OverManyRandomDemands) {
@@ -121,7 +120,8 @@ TEST(SdnOptimal, ReachesNodeLoadBoundOnFullXgfts_OverManyRandomDemands) {
     const Fabric f = generate_xgft(XgftParams::parse(spec));
     const auto n = static_cast<std::uint32_t>(f.hcas().size());
     std::vector<Pairs> cases;
-    for (int i = 0; i < 12; ++i) cases.push_back(random_multigraph(n, static_cast<std::uint32_t>(1 + rng() % (4 * n)), rng));
+    for (int i = 0; i < 12; ++i)
+      cases.push_back(random_multigraph(n, static_cast<std::uint32_t>(1 + rng() % (4 * n)), rng));
     for (int i = 0; i < 6; ++i) cases.push_back(random_permutation(n, rng));
     for (std::uint32_t k : {1u, 2u, n / 2, n - 1}) cases.push_back(shift(n, k));
     cases.push_back(stencil2d_with_wrap(n / 4 ? 4 : 1, n / 4 ? n / 4 : n));
@@ -130,7 +130,8 @@ TEST(SdnOptimal, ReachesNodeLoadBoundOnFullXgfts_OverManyRandomDemands) {
     for (const Pairs& pairs : cases) {
       if (pairs.empty()) continue;
       const Routed r = route(f, "sdn-optimal", pairs);
-      ASSERT_EQ(r.q.bound.value, r.q.bound.node_load) << spec << ": full trees have no subtree term";
+      ASSERT_EQ(r.q.bound.value, r.q.bound.node_load)
+          << spec << ": full trees have no subtree term";
       ASSERT_EQ(static_cast<std::uint32_t>(r.q.max_link_load), r.q.bound.node_load)
           << spec << " with " << pairs.size() << " flows";
       ++demands;
@@ -267,7 +268,8 @@ TEST(SdnGreedy, NeverWorseThanDmodKOnPermutations) {
   }
   RecordProperty("greedy_better", better);
   RecordProperty("greedy_equal", equal);
-  std::printf("sdn-greedy vs dmodk on 100 permutations: better %d, equal %d, worse 0\n", better, equal);
+  std::printf("sdn-greedy vs dmodk on 100 permutations: better %d, equal %d, worse 0\n", better,
+              equal);
   EXPECT_GT(better, 50);
 }
 
@@ -336,7 +338,8 @@ TEST(Routing, RejectsFlowsThatAreNotBetweenDistinctHcas) {
   std::vector<Flow> flows(1);
   flows[0].src = f.hcas()[0];
   flows[0].dst = f.hcas()[0];
-  EXPECT_THROW((void)make_algorithm("sdn-optimal")->route(RouteRequest{f, flows}), std::invalid_argument);
+  EXPECT_THROW((void)make_algorithm("sdn-optimal")->route(RouteRequest{f, flows}),
+               std::invalid_argument);
   flows[0].dst = f.switches()[0];
   EXPECT_THROW((void)make_algorithm("dmodk")->route(RouteRequest{f, flows}), std::invalid_argument);
 }
