@@ -1,0 +1,98 @@
+// The controller's configuration file (YAML), read once when OpenSM loads the plugin.
+//
+// Every key is optional and has the default shown in Config. Validation is strict: an unknown
+// key (a typo), a value of the wrong type or out of range, a relative path or an unknown
+// algorithm name is an error that names the file, line and column, so that a mistake never
+// silently falls back to a default.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flowtable/match.hpp"
+
+namespace ibsdn {
+
+/// A configuration (or host map) problem. what() reads "FILE:LINE:COLUMN: what", or
+/// "FILE:LINE: what" / "FILE: what" when the column / line is not known (0).
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string_view source, std::size_t line, std::size_t column, std::string_view what);
+  [[nodiscard]] std::size_t line() const { return line_; }
+  [[nodiscard]] std::size_t column() const { return column_; }
+
+ private:
+  std::size_t line_;
+  std::size_t column_;
+};
+
+enum class LogLevel : std::uint8_t { kError, kWarn, kInfo, kDebug };
+std::string_view to_string(LogLevel level);
+
+/// Which routing algorithm (a routing/algorithms.def name) serves a job, by recognised topology.
+struct AlgorithmChoice {
+  std::string fat_tree = "sdn-optimal";
+  std::string dragonfly = "df-global-adaptive";
+  std::string other = "minhop";
+};
+
+/// How the controller talks to the switches (SDN MAD class 0x09).
+struct MadSettings {
+  std::uint32_t timeout_ms = 200;  // per MAD, 1..60000
+  std::uint32_t retries = 3;       // resends after a timeout, 0..100
+  std::uint32_t window = 32;       // MADs in flight at once, 1..1024
+};
+
+inline constexpr std::size_t kMaxTableCapacity = 1'000'000;
+inline constexpr std::uint32_t kMaxMadTimeoutMs = 60'000;
+inline constexpr std::uint32_t kMaxMadRetries = 100;
+inline constexpr std::uint32_t kMaxMadWindow = 1024;
+inline constexpr std::uint32_t kMaxJobStartTimeoutMs = 600'000;
+
+struct Config {
+  /// The Unix socket Slurm's hook and ibsdnctl connect to. Absolute, at most 107 bytes.
+  std::string notice_socket = "/run/ibsdn/notice.sock";
+  /// Group owning the socket; the socket is then 0660, otherwise 0600 (root only). Never
+  /// world-accessible: any local user could otherwise reroute the fabric.
+  std::optional<std::string> socket_group;
+  /// Directory of the state store; created 0700 when missing.
+  std::string state_dir = "/var/lib/ibsdn";
+  /// The authentication key every SDN MAD carries. 0 means "no key": switches accept FlowMods
+  /// from anyone who can send MADs (a warning says so).
+  std::uint64_t switch_key = 0;
+  /// Flow entries per switch table, 1..1,000,000.
+  std::size_t table_capacity = 4096;
+  /// The fields the switches' flow tables match on.
+  FlowDefinitionLevel flow_definition_level = FlowDefinitionLevel::kSlidDlid;
+  AlgorithmChoice algorithms;
+  MadSettings mad;
+  /// How long a job_start may take (routing + installation) before the controller answers with
+  /// an error and Slurm's prolog fails. 1..600000.
+  std::uint32_t job_start_timeout_ms = 5000;
+  /// Besides root, the user that may send job_start / job_end (Slurm's SlurmUser).
+  std::string slurm_user = "slurm";
+  /// Optional file mapping Slurm host names to HCAs (see host_map.hpp).
+  std::optional<std::string> host_map;
+  LogLevel log_level = LogLevel::kInfo;
+
+  /// Things that are allowed but probably wrong (switch_key 0, a key file readable by others).
+  std::vector<std::string> warnings;
+
+  /// 0660 with socket_group, else 0600.
+  [[nodiscard]] mode_t socket_mode() const { return socket_group ? 0660 : 0600; }
+};
+
+/// Parses configuration text; `source_name` is used in error messages. Throws ConfigError.
+Config parse_config(std::string_view text, std::string_view source_name);
+
+/// Reads and parses the file at `path`. Throws ConfigError (unreadable file: "PATH: why").
+Config load_config(const std::string& path);
+
+}  // namespace ibsdn

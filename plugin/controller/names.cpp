@@ -1,0 +1,94 @@
+#include "plugin/controller/names.hpp"
+
+#include <cstdio>
+
+namespace ibsdn {
+namespace {
+
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+}  // namespace
+
+std::string hostname_problem(std::string_view name) {
+  if (name.empty()) return "empty host name";
+  if (name.size() > kMaxHostnameLength) {
+    return "longer than " + std::to_string(kMaxHostnameLength) + " characters";
+  }
+  std::size_t label_start = 0;
+  for (std::size_t i = 0; i <= name.size(); ++i) {
+    if (i < name.size() && name[i] != '.') {
+      const char c = name[i];
+      if (!is_alpha(c) && !is_digit(c) && c != '-') {
+        return "character " + std::to_string(i + 1) + " is not a letter, digit, '-' or '.'";
+      }
+      continue;
+    }
+    const std::string_view label = name.substr(label_start, i - label_start);
+    if (label.empty()) return "empty label (leading, trailing or doubled '.')";
+    if (label.size() > kMaxHostnameLabel) {
+      return "a label is longer than " + std::to_string(kMaxHostnameLabel) + " characters";
+    }
+    if (label.front() == '-' || label.back() == '-') return "a label starts or ends with '-'";
+    label_start = i + 1;
+  }
+  return {};
+}
+
+std::string user_name_problem(std::string_view name) {
+  if (name.empty()) return "empty name";
+  if (name.size() > kMaxUserNameLength) {
+    return "longer than " + std::to_string(kMaxUserNameLength) + " characters";
+  }
+  if (!is_alpha(name[0]) && name[0] != '_') return "does not start with a letter or '_'";
+  for (std::size_t i = 1; i < name.size(); ++i) {
+    const char c = name[i];
+    if (c == '$' && i + 1 == name.size()) break;
+    if (!is_alpha(c) && !is_digit(c) && c != '_' && c != '.' && c != '-') {
+      return "character " + std::to_string(i + 1) + " is not a letter, digit, '_', '.' or '-'";
+    }
+  }
+  return {};
+}
+
+std::string phase_name_problem(std::string_view name) {
+  if (name.empty()) return "empty phase name";
+  if (name.size() > kMaxPhaseNameLength) {
+    return "longer than " + std::to_string(kMaxPhaseNameLength) + " characters";
+  }
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    if (!is_alpha(c) && !is_digit(c) && c != '_' && c != '.' && c != ':' && c != '-') {
+      return "character " + std::to_string(i + 1) + " is not a letter, digit, '_', '.', ':' or '-'";
+    }
+  }
+  return {};
+}
+
+std::string quote_for_message(std::string_view text, std::size_t max_chars) {
+  std::string out = "'";
+  std::size_t shown = 0;
+  for (const char c : text) {
+    if (shown == max_chars) {
+      out += "...";
+      break;
+    }
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7F || c == '\\' || c == '\'') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", byte);
+      out += buf;
+    } else {
+      out += c;
+    }
+    ++shown;
+  }
+  out += "'";
+  return out;
+}
+
+}  // namespace ibsdn

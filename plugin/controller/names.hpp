@@ -1,0 +1,34 @@
+// Syntax of the names that reach the controller from outside: host names, user and group names,
+// phase names. Each check returns an empty string when the name is acceptable, otherwise why not
+// (without repeating the name, so that callers can quote it safely).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace ibsdn {
+
+inline constexpr std::size_t kMaxHostnameLength = 253;
+inline constexpr std::size_t kMaxHostnameLabel = 63;
+inline constexpr std::size_t kMaxUserNameLength = 32;
+inline constexpr std::size_t kMaxPhaseNameLength = 64;
+
+/// RFC 1123 host names: dot-separated labels of 1-63 letters, digits and '-', a label neither
+/// starting nor ending with '-', at most 253 characters in all.
+std::string hostname_problem(std::string_view name);
+
+/// POSIX-portable user and group names as Debian's adduser accepts them: 1-32 characters, a
+/// letter or '_' first, then letters, digits, '_', '.', '-', and an optional final '$' (Samba
+/// machine accounts).
+std::string user_name_problem(std::string_view name);
+
+/// Communication-phase names: 1-64 letters, digits, '_', '.', ':' or '-'.
+std::string phase_name_problem(std::string_view name);
+
+/// `text` as a printable ASCII quotation for error messages: control and non-ASCII bytes become
+/// \xNN, and text beyond `max_chars` is cut with "...". The result is always valid UTF-8, so it
+/// can go into a JSON response whatever the input was.
+std::string quote_for_message(std::string_view text, std::size_t max_chars = 64);
+
+}  // namespace ibsdn

@@ -1,0 +1,257 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "plugin/controller/config.hpp"
+#include "plugin/controller/host_map.hpp"
+
+namespace ibsdn {
+namespace {
+
+constexpr const char* kFullConfig = R"(# ibsdn controller
+notice_socket: /run/ibsdn/notice.sock
+socket_group: slurm          # optional; socket mode 0660
+state_dir: /var/lib/ibsdn
+switch_key: 0x0123456789abcdef
+table_capacity: 4096
+flow_definition_level: slid-dlid-sl
+algorithms: {fat_tree: sdn-greedy, dragonfly: df-valiant, other: dmodk}
+mad: {timeout_ms: 250, retries: 5, window: 16}
+job_start_timeout_ms: 7000
+slurm_user: slurm
+host_map: /etc/ibsdn/hosts.map
+log_level: debug
+)";
+
+TEST(ControllerConfig, ParsesEveryKey) {
+  const Config c = parse_config(kFullConfig, "ibsdn.yaml");
+  EXPECT_EQ(c.notice_socket, "/run/ibsdn/notice.sock");
+  ASSERT_TRUE(c.socket_group.has_value());
+  EXPECT_EQ(*c.socket_group, "slurm");
+  EXPECT_EQ(c.socket_mode(), 0660u);
+  EXPECT_EQ(c.state_dir, "/var/lib/ibsdn");
+  EXPECT_EQ(c.switch_key, 0x0123456789abcdefULL);
+  EXPECT_EQ(c.table_capacity, 4096u);
+  EXPECT_EQ(c.flow_definition_level, FlowDefinitionLevel::kSlidDlidSl);
+  EXPECT_EQ(c.algorithms.fat_tree, "sdn-greedy");
+  EXPECT_EQ(c.algorithms.dragonfly, "df-valiant");
+  EXPECT_EQ(c.algorithms.other, "dmodk");
+  EXPECT_EQ(c.mad.timeout_ms, 250u);
+  EXPECT_EQ(c.mad.retries, 5u);
+  EXPECT_EQ(c.mad.window, 16u);
+  EXPECT_EQ(c.job_start_timeout_ms, 7000u);
+  EXPECT_EQ(c.slurm_user, "slurm");
+  ASSERT_TRUE(c.host_map.has_value());
+  EXPECT_EQ(*c.host_map, "/etc/ibsdn/hosts.map");
+  EXPECT_EQ(c.log_level, LogLevel::kDebug);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndKeyZeroWarns) {
+  const Config c = parse_config("table_capacity: 10\n", "ibsdn.yaml");
+  const Config d;
+  EXPECT_EQ(c.table_capacity, 10u);
+  EXPECT_EQ(c.notice_socket, d.notice_socket);
+  EXPECT_FALSE(c.socket_group.has_value());
+  EXPECT_EQ(c.socket_mode(), 0600u);
+  EXPECT_EQ(c.state_dir, "/var/lib/ibsdn");
+  EXPECT_EQ(c.flow_definition_level, FlowDefinitionLevel::kSlidDlid);
+  EXPECT_EQ(c.algorithms.fat_tree, "sdn-optimal");
+  EXPECT_EQ(c.algorithms.dragonfly, "df-global-adaptive");
+  EXPECT_EQ(c.algorithms.other, "minhop");
+  EXPECT_EQ(c.mad.timeout_ms, 200u);
+  EXPECT_EQ(c.mad.retries, 3u);
+  EXPECT_EQ(c.mad.window, 32u);
+  EXPECT_EQ(c.job_start_timeout_ms, 5000u);
+  EXPECT_EQ(c.log_level, LogLevel::kInfo);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("switch_key is 0"), std::string::npos);
+}
+
+TEST(ControllerConfig, EmptyFileMeansAllDefaults) {
+  const Config c = parse_config("# nothing set\n", "ibsdn.yaml");
+  EXPECT_EQ(c.table_capacity, 4096u);
+  EXPECT_EQ(c.warnings.size(), 2u);
+}
+
+struct BadConfig {
+  const char* text;
+  std::size_t line;
+  std::size_t column;
+  const char* says;
+};
+
+class ControllerConfigRejects : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(ControllerConfigRejects, NamingFileLineAndColumn) {
+  const BadConfig& bad = GetParam();
+  try {
+    (void)parse_config(bad.text, "cfg.yaml");
+    FAIL() << "accepted:\n" << bad.text;
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.line(), bad.line) << what;
+    EXPECT_EQ(e.column(), bad.column) << what;
+    const std::string prefix =
+        "cfg.yaml:" + std::to_string(bad.line) + ":" + std::to_string(bad.column) + ": ";
+    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
+    EXPECT_NE(what.find(bad.says), std::string::npos) << what;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ControllerConfigRejects,
+    ::testing::Values(
+        BadConfig{"state_dir: /x\ntabel_capacity: 10\n", 2, 1, "did you mean 'table_capacity'"},
+        BadConfig{"table_capacity: 0\n", 1, 17, "out of range 1..1000000"},
+        BadConfig{"table_capacity: 1000001\n", 1, 17, "out of range"},
+        BadConfig{"table_capacity: many\n", 1, 17, "expected a decimal integer"},
+        BadConfig{"table_capacity: \"4096\"\n", 1, 17, "expected a decimal integer"},
+        BadConfig{"table_capacity: -5\n", 1, 17, "expected a decimal integer"},
+        BadConfig{"switch_key: 12345\n", 1, 13, "0x followed by 1 to 16 hex digits"},
+        BadConfig{"switch_key: 0x0123456789abcdef0\n", 1, 13, "64-bit"},
+        BadConfig{"switch_key: 0xfoo\n", 1, 13, "hex digits"},
+        BadConfig{"state_dir: var/lib/ibsdn\n", 1, 12, "not an absolute path"},
+        BadConfig{"flow_definition_level: slid\n", 1, 24, "is not one of dlid"},
+        BadConfig{"algorithms:\n  fat_tree: sdn-bogus\n", 2, 13, "unknown routing algorithm"},
+        BadConfig{"algorithms: {fat_tre: sdn-optimal}\n", 1, 14, "did you mean 'fat_tree'"},
+        BadConfig{"mad:\n  timeout_ms: 0\n", 2, 15, "mad.timeout_ms: 0 is out of range"},
+        BadConfig{"mad:\n  window: 5000\n", 2, 11, "mad.window"},
+        BadConfig{"mad: 5\n", 1, 6, "mad: expected a map"},
+        BadConfig{"job_start_timeout_ms: 1.5\n", 1, 23, "expected a decimal integer"},
+        BadConfig{"log_level: info\nlog_level: debug\n", 2, 1, "duplicate key 'log_level'"},
+        BadConfig{"log_level: verbose\n", 1, 12, "not one of error, warn, info, debug"},
+        BadConfig{"state_dir:\ntable_capacity: 5\n", 1, 1, "state_dir: no value"},
+        BadConfig{"state_dir: [/a, /b]\n", 1, 12, "expected a single value"},
+        BadConfig{"slurm_user: 9slurm\n", 1, 13, "not a valid name"},
+        BadConfig{"socket_group: \"wheel;rm\"\n", 1, 15, "not a valid name"},
+        BadConfig{"host_map: hosts.map\n", 1, 11, "not an absolute path"},
+        BadConfig{
+            "notice_socket: /run/ibsdn/"
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+            "aaaaaaaaaaaaaaaaaaaaaa.sock\n",
+            1, 16, "limit of a Unix socket path"},
+        BadConfig{"algorithms: [sdn-optimal]\n", 1, 13, "algorithms: expected a map"},
+        BadConfig{"mad: {timeout_ms: 200\n", 2, 1, "YAML syntax"},
+        BadConfig{"log_level: info\n---\nlog_level: warn\n", 3, 1, "only one YAML document"},
+        BadConfig{"- a\n- b\n", 1, 1, "top level: expected a map"}));
+
+std::string temp_dir() {
+  std::string templ = (std::filesystem::temp_directory_path() / "ibsdn-cfg-XXXXXX").string();
+  if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return templ;
+}
+
+TEST(ControllerConfig, LoadConfig_ReportsAnUnreadableFile) {
+  try {
+    (void)load_config("/nonexistent/ibsdn.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/ibsdn.yaml: cannot read: ", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(ControllerConfig, LoadConfig_WarnsWhenTheKeyFileIsWorldReadable) {
+  const std::string dir = temp_dir();
+  const std::string path = dir + "/ibsdn.yaml";
+  std::ofstream(path) << "switch_key: 0x1\n";
+  ::chmod(path.c_str(), 0644);
+  Config c = load_config(path);
+  EXPECT_EQ(c.switch_key, 1u);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("readable by every user"), std::string::npos);
+  ::chmod(path.c_str(), 0600);
+  EXPECT_TRUE(load_config(path).warnings.empty());
+  std::ofstream(path) << "switch_key: 0x1\nbogus: 1\n";
+  try {
+    (void)load_config(path);
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ":2:1: ", 0), 0u) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// ---- host map ----
+
+TEST(HostMap, ParsesGuidsQuotedAndBarePrefixes) {
+  const HostMap m = HostMap::parse(
+      "# Slurm name -> HCA\n"
+      "\n"
+      "node01  0x0002c90300a1b2c4\n"
+      "node02\t\"gpu02 mlx5_0\"   # quoted\r\n"
+      "  node03  gpu03 mlx5_0    # bare, trailing comment\n"
+      "node04 \"0x1234\"\n"
+      "node05 weird#name\n",
+      "hosts.map");
+  ASSERT_EQ(m.entries().size(), 5u);
+  const HostMapEntry* n1 = m.find("node01");
+  ASSERT_NE(n1, nullptr);
+  ASSERT_TRUE(n1->guid.has_value());
+  EXPECT_EQ(n1->guid->value(), 0x0002c90300a1b2c4ULL);
+  EXPECT_EQ(n1->line, 3u);
+  EXPECT_EQ(m.find("node02")->description_prefix, "gpu02 mlx5_0");
+  EXPECT_FALSE(m.find("node02")->guid.has_value());
+  EXPECT_EQ(m.find("node03")->description_prefix, "gpu03 mlx5_0");
+  EXPECT_EQ(m.find("node03")->line, 5u);
+  EXPECT_EQ(m.find("node04")->description_prefix, "0x1234");  // quoted: never a GUID
+  EXPECT_EQ(m.find("node05")->description_prefix, "weird#name");
+  EXPECT_EQ(m.find("node06"), nullptr);
+}
+
+struct BadMap {
+  const char* text;
+  std::size_t line;
+  std::size_t column;
+  const char* says;
+};
+
+class HostMapRejects : public ::testing::TestWithParam<BadMap> {};
+
+TEST_P(HostMapRejects, NamingLineAndColumn) {
+  const BadMap& bad = GetParam();
+  try {
+    (void)HostMap::parse(bad.text, "hosts.map");
+    FAIL() << "accepted:\n" << bad.text;
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.line(), bad.line) << e.what();
+    EXPECT_EQ(e.column(), bad.column) << e.what();
+    EXPECT_NE(std::string(e.what()).find(bad.says), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, HostMapRejects,
+    ::testing::Values(BadMap{"a 0x1\n# c\na 0x2\n", 3, 1, "already mapped on line 1"},
+                      BadMap{"a 0x1\nb 0x01\n", 2, 3, "GUID already mapped on line 1"},
+                      BadMap{"a \"n1 HCA-1\"\nb n1 HCA-1\n", 2, 3,
+                             "prefix already mapped on line 1"},
+                      BadMap{"bad_host 0x1\n", 1, 1, "not a valid host name"},
+                      BadMap{"node01\n", 1, 7, "missing the NodeDescription prefix or GUID"},
+                      BadMap{"node01   # only a comment\n", 1, 10, "missing"},
+                      BadMap{"node01 \"open\n", 1, 8, "unterminated"},
+                      BadMap{"node01 \"x\" y\n", 1, 12, "unexpected text"},
+                      BadMap{"node01 0x0\n", 1, 8, "GUID 0"},
+                      BadMap{"node01 \"\"\n", 1, 8, "empty NodeDescription prefix"}));
+
+TEST(HostMap, DescriptionPrefixesMatchWholeWords) {
+  EXPECT_TRUE(description_matches("node01 HCA-1", "node01"));
+  EXPECT_TRUE(description_matches("node01 HCA-1", "node01 HCA-1"));
+  EXPECT_TRUE(description_matches("node01", "node01"));
+  EXPECT_FALSE(description_matches("node010 HCA-1", "node01"));
+  EXPECT_FALSE(description_matches("node0", "node01"));
+  EXPECT_FALSE(description_matches("node01", ""));
+}
+
+TEST(HostMap, LoadReportsAnUnreadableFile) {
+  EXPECT_THROW((void)HostMap::load("/nonexistent/hosts.map"), ConfigError);
+}
+
+}  // namespace
+}  // namespace ibsdn
