@@ -1,5 +1,6 @@
 # Project-wide warning and sanitizer flags, applied to every target below the root.
-add_compile_options(-Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wconversion -Wno-sign-conversion)
+add_compile_options(-Wall -Wextra -Wshadow -Wconversion -Wno-sign-conversion
+                    $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor>)
 if(IBSDN_WERROR)
   add_compile_options(-Werror)
 endif()

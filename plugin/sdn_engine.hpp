@@ -1,0 +1,32 @@
+// The LFTs of OpenSM routing engine "sdn": the default routes that flow entries later override.
+//
+// DmodK when the fabric is recognised as an XGFT (the fat-tree default of the thesis), min-hop
+// otherwise; routing/lft.hpp then completes the tables so that every switch routes every LID
+// (switch LIDs too: the controller's own MADs travel to them), and LMC aliases take their base
+// LID's route when written out.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "osmsdn_abi.h"
+#include "plugin/abi_fabric.hpp"
+#include "routing/lft.hpp"
+
+namespace ibsdn::plugin {
+
+struct SdnTables {
+  LftSet lfts;
+  std::string algorithm;  // "dmodk" or "minhop"
+  std::string topology;   // "XGFT(2;4,4;1,4)", or why the fabric is not one
+};
+
+/// Throws std::invalid_argument when the fabric cannot be routed (e.g. an HCA unreachable).
+SdnTables compute_sdn_tables(AbiFabric& f);
+
+/// Writes `lfts` into the glue's tables (entries beyond a table's size are dropped, unset ones
+/// become OSMSDN_NO_PATH, LMC aliases take their base LID's port). Checks every table's switch
+/// before writing any, so on an exception nothing was written.
+void write_tables(const AbiFabric& f, const LftSet& lfts, std::span<const osmsdn_lft> tables);
+
+}  // namespace ibsdn::plugin
