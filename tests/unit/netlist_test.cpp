@@ -427,7 +427,6 @@ TEST(Netlist, MutatedInputsOnlyEverRaiseNetlistError) {
                                kIbnetdiscover};
   const std::string alphabet = "[]\"#()=\n\t 0123456789xabcdefSwitchHcaCaguid@-";
   std::mt19937_64 rng(0x1b5d);
-  const auto start = std::chrono::steady_clock::now();
   int parsed = 0;
   int rejected = 0;
   for (int iter = 0; iter < 4000; ++iter) {
@@ -469,7 +468,6 @@ TEST(Netlist, MutatedInputsOnlyEverRaiseNetlistError) {
   }
   EXPECT_GT(parsed, 100);
   EXPECT_GT(rejected, 100);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
 
 }  // namespace

@@ -357,7 +357,6 @@ TEST(Notice, MutatedLinesNeverThrow_DeterministicFuzz) {
                                 "{",       "}",         ",",       ":",    "null",
                                 "true",    "0x10",      "\\u0000", "\xc3", "18446744073709551616",
                                 "\"v\":2", "[[[[[[[[[["};
-  const auto t0 = std::chrono::steady_clock::now();
   std::size_t accepted = 0;
   std::size_t rejected = 0;
   for (int i = 0; i < 4000; ++i) {
@@ -399,7 +398,6 @@ TEST(Notice, MutatedLinesNeverThrow_DeterministicFuzz) {
   }
   EXPECT_GT(rejected, 3000u);
   EXPECT_GT(accepted, 0u);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
 }
 
 }  // namespace

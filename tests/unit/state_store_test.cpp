@@ -335,8 +335,12 @@ TEST(StateStore, SigkillDuringWrites_LeavesEveryJobWholeOrAbsent_AndKeepsAcknowl
     // Let the writer complete one change however slow the disk, then kill at a random moment.
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     std::error_code ec;
-    while (std::filesystem::file_size(log, ec) < 2 * sizeof(LogRecord) &&
-           std::chrono::steady_clock::now() < give_up) {
+    // file_size() reports -1 with ec set until the child has created the log: keep waiting.
+    auto logged = [&]() {
+      const auto size = std::filesystem::file_size(log, ec);
+      return !ec && size >= 2 * sizeof(LogRecord);
+    };
+    while (!logged() && std::chrono::steady_clock::now() < give_up) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + timing() % 60));
