@@ -12,4 +12,6 @@ case "$flavour" in
   *) echo "build.sh: unknown flavour '$flavour' (release, asan, fuzz)" >&2; exit 2 ;;
 esac
 cmake -S "$root" -B "$root/build/$flavour" -G Ninja "${args[@]}" >/dev/null
-cmake --build "$root/build/$flavour" -j "$jobs"
+targets=()
+if [ "$flavour" = fuzz ]; then targets=(--target fuzzers); fi
+cmake --build "$root/build/$flavour" -j "$jobs" "${targets[@]}"
