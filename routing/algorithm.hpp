@@ -40,6 +40,24 @@ class RoutingAlgorithm {
   [[nodiscard]] virtual std::vector<Path> route(const RouteRequest& req) const = 0;
 };
 
+struct XgftLayout;
+struct DragonflyLayout;
+
+/// Base of the algorithms that need a topology layout: route() checks the flows and the layout
+/// once and hands the layout to route_on().
+template <typename Layout>
+class LayoutRoutingAlgorithm : public RoutingAlgorithm {
+ public:
+  [[nodiscard]] std::string unsupported_reason(const Fabric& f) const override;
+  [[nodiscard]] std::vector<Path> route(const RouteRequest& req) const final;
+
+ protected:
+  [[nodiscard]] virtual std::vector<Path> route_on(const RouteRequest& req,
+                                                   const Layout& layout) const = 0;
+};
+using XgftRoutingAlgorithm = LayoutRoutingAlgorithm<XgftLayout>;
+using DragonflyRoutingAlgorithm = LayoutRoutingAlgorithm<DragonflyLayout>;
+
 /// Throws std::invalid_argument listing the known names when `name` is unknown.
 std::unique_ptr<RoutingAlgorithm> make_algorithm(std::string_view name);
 std::vector<std::string> algorithm_names();

@@ -1,6 +1,8 @@
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
+#include "routing/dragonfly.hpp"
+#include "routing/xgft.hpp"
 
 namespace ibsdn {
 
@@ -56,5 +58,42 @@ void check_flows(const RouteRequest& req) {
     throw std::invalid_argument("background load does not match the fabric");
   }
 }
+
+namespace {
+
+const XgftLayout* layout_of(const Fabric& f, const XgftLayout*) {
+  return f.xgft();
+}
+const DragonflyLayout* layout_of(const Fabric& f, const DragonflyLayout*) {
+  return f.dragonfly();
+}
+const char* layout_needed(const XgftLayout*) {
+  return "needs an XGFT layout (generate one or load a netlist recognised as an XGFT)";
+}
+const char* layout_needed(const DragonflyLayout*) {
+  return "needs a dragonfly or megafly layout (generate one)";
+}
+
+}  // namespace
+
+template <typename Layout>
+std::string LayoutRoutingAlgorithm<Layout>::unsupported_reason(const Fabric& f) const {
+  return layout_of(f, static_cast<const Layout*>(nullptr))
+             ? ""
+             : layout_needed(static_cast<const Layout*>(nullptr));
+}
+
+template <typename Layout>
+std::vector<Path> LayoutRoutingAlgorithm<Layout>::route(const RouteRequest& req) const {
+  check_flows(req);
+  const Layout* layout = layout_of(req.fabric, static_cast<const Layout*>(nullptr));
+  if (!layout) {
+    throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+  }
+  return route_on(req, *layout);
+}
+
+template class LayoutRoutingAlgorithm<XgftLayout>;
+template class LayoutRoutingAlgorithm<DragonflyLayout>;
 
 }  // namespace ibsdn

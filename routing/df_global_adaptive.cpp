@@ -36,21 +36,16 @@ struct Choice {
   }
 };
 
-class DfGlobalAdaptive final : public RoutingAlgorithm {
+class DfGlobalAdaptive final : public DragonflyRoutingAlgorithm {
  public:
   std::string_view name() const override { return "df-global-adaptive"; }
   std::string_view summary() const override {
     return "dragonfly / megafly UGAL-G analogue: least-loaded of all minimal and Valiant paths";
   }
-  std::string unsupported_reason(const Fabric& f) const override {
-    return f.dragonfly() ? "" : "needs a dragonfly or megafly layout (generate one)";
-  }
 
-  std::vector<Path> route(const RouteRequest& req) const override {
-    check_flows(req);
-    const DragonflyLayout* x = req.fabric.dragonfly();
-    if (!x)
-      throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+  std::vector<Path> route_on(const RouteRequest& req,
+                             const DragonflyLayout& layout) const override {
+    const DragonflyLayout* x = &layout;
     std::vector<double> load(req.fabric.num_links(), 0.0);
     if (req.background) {
       for (std::size_t l = 0; l < load.size(); ++l) {

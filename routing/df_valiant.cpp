@@ -18,20 +18,15 @@
 namespace ibsdn {
 namespace {
 
-class DfValiant final : public RoutingAlgorithm {
+class DfValiant final : public DragonflyRoutingAlgorithm {
  public:
   std::string_view name() const override { return "df-valiant"; }
   std::string_view summary() const override {
     return "dragonfly / megafly Valiant: minimal to a seeded random group, then to the target";
   }
-  std::string unsupported_reason(const Fabric& f) const override {
-    return f.dragonfly() ? "" : "needs a dragonfly or megafly layout (generate one)";
-  }
-  std::vector<Path> route(const RouteRequest& req) const override {
-    check_flows(req);
-    const DragonflyLayout* x = req.fabric.dragonfly();
-    if (!x)
-      throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+  std::vector<Path> route_on(const RouteRequest& req,
+                             const DragonflyLayout& layout) const override {
+    const DragonflyLayout* x = &layout;
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < req.flows.size(); ++i) {
       const Flow& fl = req.flows[i];

@@ -11,7 +11,7 @@
 namespace ibsdn {
 namespace {
 
-class ModK final : public RoutingAlgorithm {
+class ModK final : public XgftRoutingAlgorithm {
  public:
   explicit ModK(bool by_destination) : by_destination_(by_destination) {}
   std::string_view name() const override { return by_destination_ ? "dmodk" : "smodk"; }
@@ -19,15 +19,8 @@ class ModK final : public RoutingAlgorithm {
     return by_destination_ ? "destination-mod-k up-port choice (the LFT default on fat-trees)"
                            : "source-mod-k up-port choice (reference; not expressible in an LFT)";
   }
-  std::string unsupported_reason(const Fabric& f) const override {
-    return f.xgft() ? ""
-                    : "needs an XGFT layout (generate one or load a netlist recognised as XGFT)";
-  }
-  std::vector<Path> route(const RouteRequest& req) const override {
-    check_flows(req);
-    const XgftLayout* x = req.fabric.xgft();
-    if (!x)
-      throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+  std::vector<Path> route_on(const RouteRequest& req, const XgftLayout& layout) const override {
+    const XgftLayout* x = &layout;
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < req.flows.size(); ++i) {
       const std::uint32_t s = x->host_of_node[req.flows[i].src.value()];

@@ -27,18 +27,13 @@ AdaptiveDecision decide_sdn_adaptive(std::span<const Flow> flows) {
 
 namespace {
 
-class SdnAdaptive final : public RoutingAlgorithm {
+class SdnAdaptive final : public XgftRoutingAlgorithm {
  public:
   std::string_view name() const override { return "sdn-adaptive"; }
   std::string_view summary() const override {
     return "SDN-optimal for permutations, the fabric's adaptive routing otherwise (4.3.3)";
   }
-  std::string unsupported_reason(const Fabric& f) const override {
-    return f.xgft() ? "" : "needs an XGFT layout";
-  }
-  std::vector<Path> route(const RouteRequest& req) const override {
-    check_flows(req);
-    if (!req.fabric.xgft()) throw std::invalid_argument("sdn-adaptive: needs an XGFT layout");
+  std::vector<Path> route_on(const RouteRequest& req, const XgftLayout&) const override {
     const AdaptiveDecision d = decide_sdn_adaptive(req.flows);
     return make_algorithm(d.single_path ? "sdn-optimal" : "dmodk")->route(req);
   }

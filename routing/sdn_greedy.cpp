@@ -15,7 +15,7 @@
 namespace ibsdn {
 namespace {
 
-class SdnGreedy final : public RoutingAlgorithm {
+class SdnGreedy final : public XgftRoutingAlgorithm {
  public:
   explicit SdnGreedy(bool weighted) : weighted_(weighted) {}
   std::string_view name() const override {
@@ -25,15 +25,9 @@ class SdnGreedy final : public RoutingAlgorithm {
     return weighted_ ? "least max-loaded shortest path per flow, seed 002 weights"
                      : "least max-loaded shortest path per flow, in flow order (Algorithm 2)";
   }
-  std::string unsupported_reason(const Fabric& f) const override {
-    return f.xgft() ? "" : "needs an XGFT layout";
-  }
 
-  std::vector<Path> route(const RouteRequest& req) const override {
-    check_flows(req);
-    const XgftLayout* x = req.fabric.xgft();
-    if (!x)
-      throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+  std::vector<Path> route_on(const RouteRequest& req, const XgftLayout& layout) const override {
+    const XgftLayout* x = &layout;
     const bool weighted = weighted_ || req.weighted;
     const Fabric& f = req.fabric;
     std::vector<double> load(f.num_links(), 0.0);

@@ -37,19 +37,14 @@ std::vector<std::vector<std::uint32_t>> partition_into_matchings(const XgftLayou
 
 namespace {
 
-class SdnOptimal final : public RoutingAlgorithm {
+class SdnOptimal final : public XgftRoutingAlgorithm {
  public:
   std::string_view name() const override { return "sdn-optimal"; }
   std::string_view summary() const override {
     return "NL_D matchings by edge colouring, each routed contention-free (optimal on full XGFTs)";
   }
-  std::string unsupported_reason(const Fabric& f) const override {
-    return f.xgft() ? "" : "needs an XGFT layout";
-  }
-  std::vector<Path> route(const RouteRequest& req) const override {
-    check_flows(req);
-    const XgftLayout* x = req.fabric.xgft();
-    if (!x) throw std::invalid_argument("sdn-optimal: " + unsupported_reason(req.fabric));
+  std::vector<Path> route_on(const RouteRequest& req, const XgftLayout& layout) const override {
+    const XgftLayout* x = &layout;
     if (!x->params.full_bisection()) return make_algorithm("sdn-optimal-tapered")->route(req);
 
     std::vector<std::int32_t> load(req.fabric.num_links(), 0);

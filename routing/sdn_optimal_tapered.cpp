@@ -16,19 +16,14 @@
 namespace ibsdn {
 namespace {
 
-class SdnOptimalTapered final : public RoutingAlgorithm {
+class SdnOptimalTapered final : public XgftRoutingAlgorithm {
  public:
   std::string_view name() const override { return "sdn-optimal-tapered"; }
   std::string_view summary() const override {
     return "balanced sub-permutations per level (thesis Algorithm 4, generalised); any XGFT";
   }
-  std::string unsupported_reason(const Fabric& f) const override {
-    return f.xgft() ? "" : "needs an XGFT layout";
-  }
-  std::vector<Path> route(const RouteRequest& req) const override {
-    check_flows(req);
-    const XgftLayout* x = req.fabric.xgft();
-    if (!x) throw std::invalid_argument("sdn-optimal-tapered: " + unsupported_reason(req.fabric));
+  std::vector<Path> route_on(const RouteRequest& req, const XgftLayout& layout) const override {
+    const XgftLayout* x = &layout;
     std::vector<std::int32_t> load(req.fabric.num_links(), 0);
     if (req.background) load = req.background->flow_counts();
     std::vector<std::uint32_t> src;
