@@ -261,8 +261,8 @@ TEST(SwitchResponder, MalformedMadsGetTheDecodersStatusAndTheAgentKeepsServing) 
   EXPECT_EQ(r3.value().status, Status::kInvalidField);
 
   // Too short to carry a header (raw() would pad it): nothing to answer.
-  const std::uint8_t stub[10] = {1, 9, 1, 1};
-  client_end->send(kSwitchLid, std::span<const std::uint8_t>(stub, 10));
+  const std::uint8_t short_mad[10] = {1, 9, 1, 1};
+  client_end->send(kSwitchLid, std::span<const std::uint8_t>(short_mad, 10));
   EXPECT_FALSE(client_end->receive(100ms).has_value());
 
   auto info = client.table_info(kSwitchLid, kKey);
