@@ -35,7 +35,16 @@ std::string what(Lid lid, const MadBytes& req) {
 }  // namespace
 
 MadClient::MadClient(MadTransport& transport, ClientOptions opts)
-    : transport_(transport), opts_(opts), next_tid_(std::random_device{}()) {}
+    : transport_(transport),
+      opts_(opts),
+      next_tid_(opts.tid_base != 0 ? 1u : static_cast<std::uint32_t>(std::random_device{}())) {}
+
+std::uint32_t MadClient::take_tid() {
+  if (opts_.tid_base == 0) return next_tid_++;
+  constexpr std::uint32_t kCounterMask = 0x00FFFFFFu;
+  if ((next_tid_ & kCounterMask) == 0) next_tid_ = 1;  // never the base itself
+  return (opts_.tid_base & ~kCounterMask) | (next_tid_++ & kCounterMask);
+}
 
 std::vector<Result<ReceivedMad>> MadClient::exchange(std::vector<Request>& reqs) {
   struct Flight {
@@ -179,7 +188,7 @@ std::vector<Result<SdnMad>> MadClient::transact(std::vector<Request>& reqs) {
 MadClient::Request MadClient::request(Lid lid, std::uint64_t key, Method method, AttributeId attr,
                                       std::uint32_t attr_mod, Payload payload) {
   SdnMad m;
-  m.hdr.tid = next_tid_++;
+  m.hdr.tid = take_tid();
   m.hdr.method = method;
   m.hdr.attr_id = attr;
   m.hdr.attr_mod = attr_mod;
@@ -297,6 +306,30 @@ Result<RawReply> MadClient::raw(Lid lid, std::span<const std::uint8_t> bytes) {
   out.length = r.value().length;
   out.status = static_cast<Status>(peek_header(out.bytes)->status);
   return out;
+}
+
+template <typename T>
+std::vector<Result<T>> MadClient::gets(std::span<const Lid> lids, std::uint64_t key,
+                                       AttributeId attr, Payload payload, const char* attr_name) {
+  std::vector<Request> reqs;
+  reqs.reserve(lids.size());
+  for (const Lid l : lids) reqs.push_back(request(l, key, Method::kGet, attr, 0, payload));
+  std::vector<Result<SdnMad>> replies = transact(reqs);
+  std::vector<Result<T>> out;
+  out.reserve(replies.size());
+  for (std::size_t i = 0; i < replies.size(); ++i) {
+    out.push_back(payload_of<T>(std::move(replies[i]), lids[i], attr_name));
+  }
+  return out;
+}
+
+std::vector<Result<Barrier>> MadClient::barriers(std::span<const Lid> lids, std::uint64_t key) {
+  return gets<Barrier>(lids, key, AttributeId::kBarrier, Barrier{}, "Barrier");
+}
+
+std::vector<Result<TableInfo>> MadClient::table_infos(std::span<const Lid> lids,
+                                                      std::uint64_t key) {
+  return gets<TableInfo>(lids, key, AttributeId::kTableInfo, TableInfo{}, "TableInfo");
 }
 
 std::vector<Result<FlowMod>> MadClient::flow_mods(std::span<const FlowModJob> jobs) {

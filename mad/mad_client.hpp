@@ -21,6 +21,10 @@ struct ClientOptions {
   int retries = 3;                         // attempts after the first one
   std::size_t window = 32;                 // requests in flight at once in pipelined calls
   int read_restarts = 4;  // read_table() starts over at most this often when the table changes
+  /// 0: transaction ids start at a random value. Otherwise ids are tid_base | a 24-bit counter,
+  /// so that they stay apart from other agents' sharing one match table on the low 32 bits of
+  /// the TID (OpenSM's vendor layer inside the plugin).
+  std::uint32_t tid_base = 0;
 };
 
 enum class ClientErrorKind {
@@ -99,6 +103,9 @@ class MadClient {
   /// the same switch are sent in order, but a retried one may be applied after a later one:
   /// order-dependent sequences need a barrier() in between.
   std::vector<Result<FlowMod>> flow_mods(std::span<const FlowModJob> jobs);
+  /// Barrier / TableInfo to many switches at once through the window; results in `lids` order.
+  std::vector<Result<Barrier>> barriers(std::span<const Lid> lids, std::uint64_t key);
+  std::vector<Result<TableInfo>> table_infos(std::span<const Lid> lids, std::uint64_t key);
 
   [[nodiscard]] const ClientStats& stats() const { return stats_; }
   [[nodiscard]] const ClientOptions& options() const { return opts_; }
@@ -117,6 +124,11 @@ class MadClient {
                   std::uint32_t attr_mod, Payload payload);
   Result<SdnMad> single(Lid lid, std::uint64_t key, Method method, AttributeId attr,
                         std::uint32_t attr_mod, Payload payload);
+  /// One payload-less Get of `attr` to each of `lids`, pipelined; T is the reply's payload.
+  template <typename T>
+  std::vector<Result<T>> gets(std::span<const Lid> lids, std::uint64_t key, AttributeId attr,
+                              Payload payload, const char* attr_name);
+  std::uint32_t take_tid();
 
   MadTransport& transport_;
   ClientOptions opts_;
