@@ -222,6 +222,7 @@ Config parse_config(std::string_view text, std::string_view source_name) {
                                                         "algorithms",
                                                         "mad",
                                                         "job_start_timeout_ms",
+                                                        "audit_interval_ms",
                                                         "slurm_user",
                                                         "host_map",
                                                         "log_level"};
@@ -275,6 +276,8 @@ Config parse_config(std::string_view text, std::string_view source_name) {
       } else if (key == "job_start_timeout_ms") {
         c.job_start_timeout_ms =
             static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxJobStartTimeoutMs));
+      } else if (key == "audit_interval_ms") {
+        c.audit_interval_ms = static_cast<std::uint32_t>(r.integer(v, key, 0, kMaxAuditIntervalMs));
       } else if (key == "slurm_user") {
         c.slurm_user = parse_group(r, v, key);
       } else if (key == "host_map") {

@@ -55,6 +55,7 @@ inline constexpr std::uint32_t kMaxMadTimeoutMs = 60'000;
 inline constexpr std::uint32_t kMaxMadRetries = 100;
 inline constexpr std::uint32_t kMaxMadWindow = 1024;
 inline constexpr std::uint32_t kMaxJobStartTimeoutMs = 600'000;
+inline constexpr std::uint32_t kMaxAuditIntervalMs = 86'400'000;
 
 struct Config {
   /// The Unix socket Slurm's hook and ibsdnctl connect to. Absolute, at most 107 bytes.
@@ -76,6 +77,10 @@ struct Config {
   /// How long a job_start may take (routing + installation) before the controller answers with
   /// an error and Slurm's prolog fails. 1..600000.
   std::uint32_t job_start_timeout_ms = 5000;
+  /// How often the controller checks that every switch still holds the entries it intends (a
+  /// TableInfo per switch; a full FlowStats audit and repair of a switch whose count differs, e.g.
+  /// an agent that restarted empty). 0 turns the periodic check off (SUBNET UP still audits).
+  std::uint32_t audit_interval_ms = 30'000;
   /// Besides root, the user that may send job_start / job_end (Slurm's SlurmUser).
   std::string slurm_user = "slurm";
   /// Optional file mapping Slurm host names to HCAs (see host_map.hpp).

@@ -514,9 +514,12 @@ Request to_request(const Object& o, std::size_t op) {
       if (q.src == q.dst) fail(ErrorCode::kInvalid, o.at("dst"), "src and dst are the same host");
       return q;
     }
-    case 8:
-      o.allow_only({"v", "op"}, "audit");
-      return AuditQuery{};
+    case 8: {
+      o.allow_only({"v", "op", "repair"}, "audit");
+      AuditQuery q;
+      if (const json* rp = o.find("repair")) q.repair = to_bool(*rp, o.at("repair"), "repair");
+      return q;
+    }
     case 9:
       o.allow_only({"v", "op"}, "stats");
       return StatsQuery{};
@@ -629,6 +632,9 @@ Privilege required_privilege(const Request& r) {
   if (std::holds_alternative<JobStartRequest>(r) || std::holds_alternative<JobEndRequest>(r)) {
     return Privilege::kScheduler;
   }
+  if (const auto* a = std::get_if<AuditQuery>(&r); a != nullptr && a->repair) {
+    return Privilege::kScheduler;
+  }
   if (std::holds_alternative<PhaseRequest>(r) || std::holds_alternative<HintRequest>(r)) {
     return Privilege::kJobOwnerOrScheduler;
   }
@@ -698,6 +704,8 @@ json request_to_json(const Request& request) {
         } else if constexpr (std::is_same_v<T, RouteQuery>) {
           j["src"] = r.src;
           j["dst"] = r.dst;
+        } else if constexpr (std::is_same_v<T, AuditQuery>) {
+          if (r.repair) j["repair"] = true;
         }
       },
       request);

@@ -141,6 +141,7 @@ struct RouteQuery {
 };
 
 struct AuditQuery {
+  bool repair = false;  // also re-install missing entries and remove stale ones (scheduler only)
   bool operator==(const AuditQuery&) const = default;
 };
 struct StatsQuery {
