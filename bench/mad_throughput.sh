@@ -13,56 +13,31 @@ WINDOW=${3:-64}
 SIM=$BUILD/sim_backend/ibsdn-sim
 AGENT=$BUILD/mad/agent/ibsdn-switch-agent
 TOOL=$BUILD/mad/agent/ibsdn-madtool
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 KEY=0xbe4c
 CLIENT_HCA=n0002
+# shellcheck source-path=SCRIPTDIR source=../tests/integration/ibsim_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/ibsim_lib.sh"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibsdn-mad-bench.XXXXXX")
-export IBSIM_SOCKNAME="ibsdn-bench-$$-$RANDOM"
-PIDS=()
-cleanup() {
-  local rc=$? i pid
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
-    pid=${PIDS[i]}
-    kill -TERM "$pid" 2>/dev/null || continue
-    for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  exec 3>&-
-  if ((rc != 0)); then echo "--- logs kept in $WORK" >&2; else rm -rf "$WORK"; fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-fail() { echo "FAIL: $*" >&2; exit 1; }
-sim_run() { local host=$1; shift; (cd "$WORK" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$host "$@"); }
+missing=$(ibsim_missing_tools ibswitches)
+[[ -z $missing ]] || { echo "$0: $missing" >&2; exit 2; }
+ibsim_lib_init mad-bench
 
 "$SIM" topo --xgft "2;4,4;1,4" --netlist "$WORK/net" >/dev/null 2>&1 || fail "netlist export"
-mkfifo "$WORK/ibsim.in"
-exec 3<>"$WORK/ibsim.in"  # ibsim's console: kept open so that it never sees EOF
-(cd "$WORK" && exec ibsim -s net <&3 >"$WORK/ibsim.log" 2>&1) &
-PIDS+=($!)
-for _ in $(seq 50); do grep -q "sim>" "$WORK/ibsim.log" 2>/dev/null && break; sleep 0.1; done
-
-mkdir -p "$WORK/osm-cache" "$WORK/osm-tmp"
-OSM_CACHE_DIR=$WORK/osm-cache OSM_TMP_DIR=$WORK/osm-tmp \
-  sim_run n0001 timeout 60 opensm -f "$WORK/opensm.log" --once >/dev/null 2>&1 || fail "opensm --once"
-grep -q "SUBNET UP" "$WORK/opensm.log" || fail "no SUBNET UP"
+ibsim_start "$WORK/net"
+OPENSM_HOST=n0001 opensm_run "$WORK/opensm" || fail "opensm --once"
+grep -q "SUBNET UP" "$WORK/opensm/opensm.log" || fail "no SUBNET UP"
 
 declare -A LID
 while read -r name lid; do LID[$name]=$lid; done < <(
   sim_run "$CLIENT_HCA" ibswitches 2>/dev/null | sed -n 's/.*"\([^"]*\)".* lid \([0-9]*\) .*/\1 \2/p')
 ((${#LID[@]} == 8)) || fail "expected 8 switches, got ${#LID[@]}"
-SWITCHES=($(printf '%s\n' "${!LID[@]}" | sort))
+mapfile -t SWITCHES < <(printf '%s\n' "${!LID[@]}" | sort)
 for sw in "${SWITCHES[@]}"; do
   # Not --verbose: one log line per MAD would measure the log, not the protocol.
-  (cd "$WORK" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$sw exec "$AGENT" --key "$KEY" \
-    --log "$WORK/agent-$sw.log" 2>>"$WORK/agent-$sw.err") &
-  PIDS+=($!)
+  sim_start "agent-$sw" "$sw" "$AGENT" --key "$KEY" --log "$WORK/agent-$sw.log"
 done
 for sw in "${SWITCHES[@]}"; do
-  for _ in $(seq 100); do grep -q "attached to" "$WORK/agent-$sw.log" 2>/dev/null && break; sleep 0.1; done
-  grep -q "attached to" "$WORK/agent-$sw.log" || fail "agent on $sw did not attach"
+  wait_for_file_text "$WORK/agent-$sw.log" "attached to" 10 || fail "agent on $sw did not attach"
 done
 
 lids=$(for sw in "${SWITCHES[@]}"; do printf '%s,' "${LID[$sw]}"; done)

@@ -10,7 +10,8 @@
 #   bench/opensm_engines.sh BUILD_DIR        e.g. build/release
 #
 # Environment: SEEDS (default 20), ENGINES (default "ftree updn minhop dnup"), UMAD2SIM (path of
-# libumad2sim.so), KEEP=1 keeps the work directory (it is always kept on failure).
+# libumad2sim.so), KEEP=1 keeps the work directory (it is always kept on failure; ibsim's log of
+# all fabrics is $WORK/ibsim.log).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -22,11 +23,10 @@ SIM=$1/sim_backend/ibsdn-sim
 [[ -x $SIM ]] || { echo "$0: no ibsdn-sim at $SIM (build first)" >&2; exit 2; }
 SEEDS=${SEEDS:-20}
 ENGINES=${ENGINES:-ftree updn minhop dnup}
-UMAD2SIM=${UMAD2SIM:-$(ls /usr/lib/*/umad2sim/libumad2sim.so 2>/dev/null | head -n 1 || true)}
-[[ -f $UMAD2SIM ]] || { echo "$0: libumad2sim.so not found (apt-get install ibsim-utils)" >&2; exit 2; }
-for tool in ibsim opensm; do
-  command -v "$tool" >/dev/null || { echo "$0: $tool not found" >&2; exit 2; }
-done
+# shellcheck source-path=SCRIPTDIR source=../tests/integration/ibsim_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../tests/integration/ibsim_lib.sh"
+missing=$(ibsim_missing_tools)
+[[ -z $missing ]] || { echo "$0: $missing" >&2; exit 2; }
 
 # label|XGFT parameters: 2-level 64, 3-level 64, 256 and 512 nodes.
 TOPOLOGIES=(
@@ -37,67 +37,17 @@ TOPOLOGIES=(
 )
 ALGORITHMS=(dmodk sdn-greedy sdn-optimal)
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibsdn-opensm-engines.XXXXXX")
-PIDS=()
-cleanup() {
-  local rc=$?
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [[ $rc -ne 0 || ${KEEP:-0} == 1 ]]; then
-    echo "logs and dumps kept in $WORK" >&2
-  else
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-forget_pid() {
-  local keep=() pid
-  for pid in "${PIDS[@]}"; do [[ $pid == "$1" ]] || keep+=("$pid"); done
-  PIDS=("${keep[@]}")
-}
+ibsim_lib_init opensm-engines
 
 # Value of a numeric "key" in ibsdn-sim's pretty-printed JSON (one key per line).
 json_num() {
   sed -n "s/^ *\"$1\": \\([-0-9.eE+]*\\),\\{0,1\\}\$/\\1/p" "$2" | head -n 1
 }
 
-start_ibsim() {  # netlist, log; sets IBSIM_PID
-  ibsim -s "$1" </dev/null >"$2" 2>&1 &
-  IBSIM_PID=$!
-  PIDS+=("$IBSIM_PID")
-  local i
-  for i in $(seq 100); do
-    grep -qs "Network simulator ready" "$2" && return 0
-    kill -0 "$IBSIM_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "$0: ibsim did not come up on $1:" >&2
-  tail -n 20 "$2" >&2
-  return 1
-}
-
-stop_ibsim() {
-  kill "$IBSIM_PID" 2>/dev/null || true
-  wait "$IBSIM_PID" 2>/dev/null || true
-  forget_pid "$IBSIM_PID"
-}
-
 run_opensm() {  # engine, dir
-  local engine=$1 dir=$2
-  mkdir -p "$dir/dump" "$dir/cache" "$dir/tmp"
-  : >"$dir/opensm.conf"  # defaults only, whatever /etc/opensm holds
-  OSM_CACHE_DIR=$dir/cache OSM_TMP_DIR=$dir/tmp LD_PRELOAD=$UMAD2SIM \
-    timeout 60 opensm -F "$dir/opensm.conf" --once -R "$engine,no_fallback" -D 0x43 \
-    --dump_files_dir "$dir/dump" -f "$dir/opensm.log" >"$dir/opensm.out" 2>&1 &
-  local pid=$!
-  PIDS+=("$pid")
-  local rc=0
-  wait "$pid" || rc=$?
-  forget_pid "$pid"
+  local engine=$1 dir=$2 rc=0
+  opensm_conf "$dir"  # defaults only, whatever /etc/opensm holds
+  opensm_run "$dir" -R "$engine,no_fallback" || rc=$?
   if [[ $rc -ne 0 ]] || ! grep -q "$engine tables configured on all switches" "$dir/opensm.log"; then
     echo "$0: opensm -R $engine failed (exit $rc) or did not configure all switches:" >&2
     grep -h -e "ERR" -e "configured" "$dir/opensm.log" "$dir/opensm.out" | tail -n 10 >&2 || true
@@ -126,8 +76,7 @@ for topo in "${TOPOLOGIES[@]}"; do
   mkdir -p "$dir"
   "$SIM" topo --xgft "$xgft" --netlist "$dir/fabric.net" >"$dir/topo.txt"
   nodes=$(sed -n 's/^[^:]*: \([0-9]*\) compute nodes.*/\1/p' "$dir/topo.txt")
-  export IBSIM_SOCKNAME=ibsdn-engines-$$-$ti
-  start_ibsim "$dir/fabric.net" "$dir/ibsim.log"
+  ibsim_start "$dir/fabric.net"
   for engine in $ENGINES; do
     run_opensm "$engine" "$dir/$engine"
     q=$dir/$engine/lft-quality.json
@@ -138,7 +87,7 @@ for topo in "${TOPOLOGIES[@]}"; do
       'BEGIN { printf "%.0f%%", 100 * s / n }')
     ROWS+=("$label|$nodes|opensm $engine|$(json_num nl_ratio_mean "$q")|$(json_num nl_ratio_max "$q")|$same")
   done
-  stop_ibsim
+  ibsim_stop
   for alg in "${ALGORITHMS[@]}"; do
     ratios=$(ibsdn_ratios "$xgft" "$alg" "$dir")
     read -r mean max <<<"$ratios"

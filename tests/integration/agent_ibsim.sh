@@ -12,76 +12,26 @@ BUILD=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
 SIM=$BUILD/sim_backend/ibsdn-sim
 AGENT=$BUILD/mad/agent/ibsdn-switch-agent
 TOOL=$BUILD/mad/agent/ibsdn-madtool
-UMAD2SIM=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 KEY=0x5eedc0de
 CLIENT_HCA=n0002
+# shellcheck source-path=SCRIPTDIR source=ibsim_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ibsim_lib.sh"
 
 for f in "$SIM" "$AGENT" "$TOOL"; do
-  [[ -x $f || -f $f ]] || { echo "FAIL: missing $f" >&2; exit 1; }
+  [[ -x $f || -f $f ]] || fail "missing $f"
 done
-if [[ ! -f $UMAD2SIM ]] || ! command -v ibsim >/dev/null || ! command -v opensm >/dev/null || ! command -v ibswitches >/dev/null; then
-  echo "SKIP: ibsim, opensm and ibswitches are needed (ibsim-utils, opensm, infiniband-diags)" >&2
-  exit 77
-fi
+ibsim_lib_init agent-ibsim ibswitches
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibsdn-agent-ibsim.XXXXXX")
-# ibsim's sockets live in the abstract namespace: a name of our own keeps parallel runs apart.
-export IBSIM_SOCKNAME="ibsdn-agent-$$-$RANDOM"
-PIDS=()
-
-cleanup() {
-  local rc=$? i pid
-  # Newest first: the agents detach from ibsim before ibsim goes away.
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
-    pid=${PIDS[i]}
-    kill -TERM "$pid" 2>/dev/null || continue
-    for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  exec 3>&-
-  if ((rc != 0)); then
-    echo "--- logs kept in $WORK" >&2
-  else
-    rm -rf "$WORK"
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-pass() { echo "ok: $*"; }
-# umad2sim writes its fake sysfs into ./sys-PID: every simulated client runs in $WORK.
-sim_run() { local host=$1; shift; (cd "$WORK" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$host "$@"); }
 tool() { sim_run "$CLIENT_HCA" "$TOOL" "$@"; }
 
 # --- fabric ---------------------------------------------------------------------------------
 "$SIM" topo --help 2>&1 | grep -q -- --netlist || fail "ibsdn-sim topo has no --netlist yet"
 "$SIM" topo --xgft "2;4,4;1,4" --netlist "$WORK/net" >/dev/null 2>&1 || fail "netlist export"
+ibsim_start "$WORK/net"
 
-# ibsim reads console commands from stdin; a FIFO held open read-write never reaches EOF (at
-# EOF ibsim would spin) and lets the test ask it which clients are attached.
-mkfifo "$WORK/ibsim.in"
-exec 3<>"$WORK/ibsim.in"
-(cd "$WORK" && exec ibsim -s net <&3 >"$WORK/ibsim.log" 2>&1) &
-PIDS+=($!)
-for _ in $(seq 50); do grep -q "sim>" "$WORK/ibsim.log" 2>/dev/null && break; sleep 0.1; done
-grep -q "sim>" "$WORK/ibsim.log" || fail "ibsim did not start (see $WORK/ibsim.log)"
-
-attached_clients() {
-  local before
-  before=$(wc -c <"$WORK/ibsim.log")
-  echo "Attached" >&3
-  sleep 0.3
-  tail -c +"$((before + 1))" "$WORK/ibsim.log" | grep -c "^Client" || true
-}
-
-mkdir -p "$WORK/osm-cache" "$WORK/osm-tmp"
-OSM_CACHE_DIR=$WORK/osm-cache OSM_TMP_DIR=$WORK/osm-tmp \
-  sim_run n0001 timeout 60 opensm -f "$WORK/opensm.log" --once >"$WORK/opensm.out" 2>&1 ||
-  fail "opensm --once failed (see $WORK/opensm.log)"
-grep -q "SUBNET UP" "$WORK/opensm.log" || fail "no SUBNET UP in opensm's log"
-[[ $(attached_clients) == 0 ]] || fail "opensm's ibsim slot was not freed after it exited"
+OPENSM_HOST=n0001 opensm_run "$WORK/opensm" || fail "opensm --once failed (see $WORK/opensm/opensm.log)"
+grep -q "SUBNET UP" "$WORK/opensm/opensm.log" || fail "no SUBNET UP in opensm's log"
+[[ $(ibsim_attached_clients) == 0 ]] || fail "opensm's ibsim slot was not freed after it exited"
 pass "opensm --once: SUBNET UP, ibsim slot freed"
 
 # --- switches and their LIDs ----------------------------------------------------------------
@@ -89,21 +39,16 @@ declare -A LID
 while read -r name lid; do LID[$name]=$lid; done < <(
   sim_run "$CLIENT_HCA" ibswitches 2>/dev/null | sed -n 's/.*"\([^"]*\)".* lid \([0-9]*\) .*/\1 \2/p')
 ((${#LID[@]} == 8)) || fail "expected 8 switches from ibswitches, got ${#LID[@]}"
-SWITCHES=($(printf '%s\n' "${!LID[@]}" | sort))
+mapfile -t SWITCHES < <(printf '%s\n' "${!LID[@]}" | sort)
 SMALL=${SWITCHES[-1]}  # the one with a 4-entry table
 
-declare -A AGENT_PID
 for sw in "${SWITCHES[@]}"; do
   extra=()
   [[ $sw == "$SMALL" ]] && extra=(--capacity 4)
-  (cd "$WORK" && LD_PRELOAD=$UMAD2SIM SIM_HOST=$sw exec "$AGENT" --key "$KEY" "${extra[@]}" \
-    --verbose --log "$WORK/agent-$sw.log" 2>>"$WORK/agent-$sw.err") &
-  AGENT_PID[$sw]=$!
-  PIDS+=($!)
+  sim_start "agent-$sw" "$sw" "$AGENT" --key "$KEY" "${extra[@]}" --verbose --log "$WORK/agent-$sw.log"
 done
 for sw in "${SWITCHES[@]}"; do
-  for _ in $(seq 100); do grep -q "attached to" "$WORK/agent-$sw.log" 2>/dev/null && break; sleep 0.1; done
-  grep -q "attached to" "$WORK/agent-$sw.log" || fail "agent on $sw did not attach"
+  wait_for_file_text "$WORK/agent-$sw.log" "attached to" 10 || fail "agent on $sw did not attach"
 done
 pass "8 agents attached (LIDs: $(for sw in "${SWITCHES[@]}"; do printf '%s=%s ' "$sw" "${LID[$sw]}"; done))"
 
@@ -143,7 +88,9 @@ sw=${SWITCHES[0]}
 lid=${LID[$sw]}
 rc=0
 out=$(tool --key 0xbad --lid "$lid" add "cookie=0x66, priority=1, dlid=0x66 actions=output:1" 2>&1) || rc=$?
-((rc == 1)) && grep -q "status 0x0100" <<<"$out" || fail "wrong key: expected bad-key status, got rc $rc: $out"
+if ((rc != 1)) || ! grep -q "status 0x0100" <<<"$out"; then
+  fail "wrong key: expected bad-key status, got rc $rc: $out"
+fi
 tool --key "$KEY" --lid "$lid" dump >"$WORK/dump-after-badkey"
 diff -u "$WORK/sent-$sw" "$WORK/dump-after-badkey" >&2 || fail "a refused FlowMod changed the table"
 pass "wrong key refused with status 0x0100, nothing installed"
@@ -151,7 +98,9 @@ pass "wrong key refused with status 0x0100, nothing installed"
 # --- table full -----------------------------------------------------------------------------
 rc=0
 out=$(tool --key "$KEY" --lid "${LID[$SMALL]}" add "cookie=0x2a, priority=1, dlid=0x99 actions=output:1" 2>&1) || rc=$?
-((rc == 1)) && grep -q "status 0x0200" <<<"$out" || fail "table full: expected status 0x0200, got rc $rc: $out"
+if ((rc != 1)) || ! grep -q "status 0x0200" <<<"$out"; then
+  fail "table full: expected status 0x0200, got rc $rc: $out"
+fi
 tool --key "$KEY" --lid "${LID[$SMALL]}" info | grep -q "capacity=4 used=4 " || fail "full table's info"
 pass "5th entry on a 4-entry table: status 0x0200 (table full)"
 
@@ -170,7 +119,7 @@ out=$(tool --lid "$lid" raw "$WORK/bad-method.hex") || fail "raw bad method: no 
 [[ $out == "status 0x0008"* ]] || fail "bad method: expected status 0x0008, got: $out"
 out=$(tool --lid "$lid" raw "$WORK/bad-body.hex") || fail "raw bad body: no answer"
 [[ $out == "status 0x001c"* ]] || fail "junk body: expected status 0x001c, got: $out"
-kill -0 "${AGENT_PID[$sw]}" || fail "the agent on $sw died after malformed MADs"
+proc_alive "agent-$sw" || fail "the agent on $sw died after malformed MADs"
 tool --key "$KEY" --lid "$lid" info >/dev/null || fail "the agent on $sw stopped answering"
 pass "malformed MADs answered with 0x0008 / 0x001c; agent still up and answering"
 
@@ -188,14 +137,14 @@ done
 pass "del-cookie removed exactly each job's entries; all tables empty"
 
 # --- every agent survived, and stops cleanly on SIGTERM ---------------------------------------
-for sw in "${SWITCHES[@]}"; do kill -0 "${AGENT_PID[$sw]}" || fail "agent on $sw is gone"; done
-grep -h "^.* error: " "$WORK"/agent-*.log >&2 && fail "agents logged errors" || true
-for sw in "${SWITCHES[@]}"; do kill -TERM "${AGENT_PID[$sw]}"; done
+for sw in "${SWITCHES[@]}"; do proc_alive "agent-$sw" || fail "agent on $sw is gone"; done
+if grep -h "^.* error: " "$WORK"/agent-*.log >&2; then fail "agents logged errors"; fi
+for sw in "${SWITCHES[@]}"; do proc_signal "agent-$sw" TERM; done
 for sw in "${SWITCHES[@]}"; do
   rc=0
-  wait "${AGENT_PID[$sw]}" || rc=$?
+  proc_wait "agent-$sw" || rc=$?
   ((rc == 0)) || fail "agent on $sw exited with $rc on SIGTERM"
 done
-[[ $(attached_clients) == 0 ]] || fail "agents left ibsim slots attached"
+[[ $(ibsim_attached_clients) == 0 ]] || fail "agents left ibsim slots attached"
 pass "SIGTERM: all agents exited 0 and freed their ibsim slots"
 echo "PASS agent_ibsim"
