@@ -1,0 +1,768 @@
+#include "plugin/controller/notice_server.hpp"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace ibsdn {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kReadChunk = 64 * 1024;
+// Connections accepted per wake-up, so that a connect storm cannot starve open connections.
+constexpr int kAcceptsPerWakeup = 64;
+// After accept() failed for lack of descriptors or memory the listener stays readable; without a
+// pause the loop would spin on it.
+constexpr std::chrono::milliseconds kAcceptPause{100};
+// After an unexpected failure of the loop itself (ENOMEM): keeps a lasting one from spinning.
+constexpr std::chrono::milliseconds kRetryPause{10};
+
+// strerror() may share a buffer between threads; this does not.
+std::string errno_text(int err) {
+  return std::system_category().message(err);
+}
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      reset();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  [[nodiscard]] int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+sockaddr_un socket_address(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  return addr;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+  throw std::runtime_error("notice socket " + path + ": " + why);
+}
+
+// `what` is a literal or a view built beforehand: building a message must not clobber errno.
+[[noreturn]] void fail_errno(const std::string& path, std::string_view what) {
+  const int err = errno;
+  fail(path, std::string(what) + ": " + errno_text(err));
+}
+
+void check_path(const std::string& path) {
+  if (path.empty() || path.front() != '/') fail(path, "not an absolute path");
+  if (path.size() >= sizeof(sockaddr_un::sun_path)) {
+    fail(path, "longer than " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
+                   " bytes, the limit of a Unix socket address");
+  }
+  if (path.find('\0') != std::string::npos) fail(path, "contains a NUL byte");
+  if (path.back() == '/') fail(path, "names a directory");
+}
+
+gid_t lookup_group(const std::string& path, const std::string& group) {
+  std::vector<char> buffer(1024);
+  ::group entry{};
+  ::group* found = nullptr;
+  int err;
+  while ((err = ::getgrnam_r(group.c_str(), &entry, buffer.data(), buffer.size(), &found)) ==
+             ERANGE &&
+         buffer.size() < (std::size_t{1} << 20)) {
+    buffer.resize(buffer.size() * 2);
+  }
+  if (err != 0) fail(path, "cannot look up group '" + group + "': " + errno_text(err));
+  if (found == nullptr) fail(path, "group '" + group + "' does not exist");
+  return found->gr_gid;
+}
+
+// Creates the socket's directory when missing. Only the last component: a missing ancestor more
+// likely means a wrong path than a directory to create as root.
+void make_parent_directory(const std::string& path) {
+  const std::string parent = path.substr(0, std::max<std::size_t>(path.rfind('/'), 1));
+  struct stat st {};
+  if (::stat(parent.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) fail(path, "the parent " + parent + " is not a directory");
+    return;
+  }
+  if (errno != ENOENT) fail_errno(path, "cannot stat its directory");
+  if (::mkdir(parent.c_str(), 0755) != 0) {
+    if (errno == EEXIST) return;  // created meanwhile by someone else: not ours to chmod
+    fail_errno(path, "cannot create its directory");
+  }
+  // mkdir applies the umask; the directory must be traversable by the socket's group.
+  if (::chmod(parent.c_str(), 0755) != 0) {
+    fail_errno(path, "cannot set mode 0755 on its directory");
+  }
+}
+
+// Removes a socket file left by a server that died without unlinking it. A socket that accepts
+// connections (or has a full backlog) belongs to a live server: taking it over would silently cut
+// that server off from its clients.
+void remove_stale_socket(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return;
+    fail_errno(path, "cannot stat");
+  }
+  if (!S_ISSOCK(st.st_mode)) fail(path, "exists and is not a socket; refusing to remove it");
+  const Fd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (probe.get() < 0) fail_errno(path, "cannot create a socket");
+  const sockaddr_un addr = socket_address(path);
+  int rc;
+  do {
+    rc = ::connect(probe.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  } while (rc != 0 && errno == EINTR);
+  if (rc == 0 || errno == EAGAIN || errno == EINPROGRESS) {
+    fail(path, "another process is listening on this socket; refusing to take it over");
+  }
+  if (errno == ENOENT) return;  // removed meanwhile
+  if (errno != ECONNREFUSED) {
+    fail_errno(path, "cannot tell whether the existing socket is in use");
+  }
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    fail_errno(path, "cannot remove the stale socket");
+  }
+}
+
+std::string peer_text(const PeerCredentials& p) {
+  return "pid " + std::to_string(p.pid) + " uid " + std::to_string(p.uid) + " gid " +
+         std::to_string(p.gid);
+}
+
+// ---- What a Reply reaches: shared with the server thread, outliving the server -------------
+
+struct Posted {
+  std::uint64_t connection = 0;
+  std::uint64_t request = 0;
+  std::string line;
+  bool dropped = false;  // the handler let every copy of the Reply go unanswered
+};
+
+// Replies travel from any thread to the server thread through this queue and the eventfd.
+// `closed` is set (under the mutex) before the eventfd is closed, so a late Reply never writes
+// to a descriptor number the process has reused meanwhile.
+struct Outbox {
+  std::mutex mutex;
+  bool closed = false;
+  int wake_fd = -1;
+  std::vector<Posted> posted;
+
+  void wake_locked() const {
+    const std::uint64_t one = 1;
+    // EAGAIN means the counter is already far from zero: the thread will wake anyway.
+    while (::write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {
+    }
+  }
+  void post(Posted p) {
+    const std::lock_guard lock(mutex);
+    if (closed) return;
+    posted.push_back(std::move(p));
+    wake_locked();
+  }
+  void close() {
+    const std::lock_guard lock(mutex);
+    if (closed) return;
+    closed = true;
+    wake_locked();
+  }
+};
+
+// Shared by the copies of one Reply: makes only the first call count, and notices when none
+// was made.
+class ReplyToken {
+ public:
+  ReplyToken(std::weak_ptr<Outbox> outbox, std::uint64_t connection, std::uint64_t request)
+      : outbox_(std::move(outbox)), connection_(connection), request_(request) {}
+  ReplyToken(const ReplyToken&) = delete;
+  ReplyToken& operator=(const ReplyToken&) = delete;
+  ~ReplyToken() {
+    if (used_.exchange(true)) return;
+    try {
+      if (const auto outbox = outbox_.lock()) outbox->post({connection_, request_, {}, true});
+    } catch (...) {
+      // Out of memory in a destructor: the client's idle timeout does not apply while its
+      // request is out, but stop() still closes the connection.
+    }
+  }
+  void reply(std::string line) {
+    if (used_.exchange(true)) return;
+    if (const auto outbox = outbox_.lock()) {
+      outbox->post({connection_, request_, std::move(line), false});
+    }
+  }
+
+ private:
+  std::weak_ptr<Outbox> outbox_;
+  std::uint64_t connection_;
+  std::uint64_t request_;
+  std::atomic<bool> used_{false};
+};
+
+struct Connection {
+  std::uint64_t id = 0;
+  Fd fd;
+  PeerCredentials peer;
+  std::string in;  // received bytes; in[in_pos..] is not yet consumed
+  std::size_t in_pos = 0;
+  std::size_t scanned = 0;  // in[in_pos..scanned) holds no '\n'
+  std::string out;          // out[out_pos..] is not yet written
+  std::size_t out_pos = 0;
+  std::optional<std::uint64_t> awaiting;  // the request the handler has
+  std::uint64_t requests = 0;
+  bool eof = false;          // the peer shut down its writing side
+  bool close_after = false;  // close once `out` is written
+  bool dead = false;         // close now
+  Clock::time_point last_activity;
+
+  [[nodiscard]] bool out_empty() const { return out_pos == out.size(); }
+  [[nodiscard]] bool wants_read() const {
+    return !eof && !close_after && !dead && !awaiting && out_empty();
+  }
+};
+
+// The server whose thread this is, so that stop() knows when it is called from the handler.
+thread_local const void* t_running_server = nullptr;
+
+}  // namespace
+
+class NoticeServer::Impl {
+ public:
+  Impl(Settings settings, Handler handler, Log log)
+      : settings_(std::move(settings)), handler_(std::move(handler)), log_(std::move(log)) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() { stop(); }
+
+  void start();
+  void stop();
+  [[nodiscard]] std::size_t connections() const { return open_.load(); }
+  [[nodiscard]] const std::string& path() const { return settings_.path; }
+
+ private:
+  void run() noexcept;
+  void loop_once();
+  bool stop_requested();
+  void drain_outbox();
+  void accept_connections();
+  void handle_io(Connection& c, short revents);
+  void read_some(Connection& c);
+  void pump(Connection& c);
+  void dispatch(Connection& c, std::string_view line);
+  void send_line(Connection& c, std::string line);
+  void flush(Connection& c);
+  void check_idle(Clock::time_point now);
+  void sweep();
+  int poll_timeout_ms(Clock::time_point now) const;
+  void log(LogLevel level, const std::string& message) noexcept;
+
+  const Settings settings_;
+  const Handler handler_;
+  const Log log_;
+
+  Fd listen_fd_;
+  Fd wake_fd_;
+  ino_t socket_ino_ = 0;
+  dev_t socket_dev_ = 0;
+  std::shared_ptr<Outbox> outbox_ = std::make_shared<Outbox>();
+  std::thread thread_;
+  std::mutex stop_mutex_;
+  bool stopped_ = false;
+  std::atomic<std::size_t> open_{0};
+
+  // Owned by the server thread.
+  std::map<std::uint64_t, Connection> connections_;
+  std::uint64_t next_connection_ = 0;
+  Clock::time_point accept_paused_until_{};
+};
+
+void NoticeServer::Impl::log(LogLevel level, const std::string& message) noexcept {
+  if (!log_) return;
+  try {
+    log_(level, "notice server " + settings_.path + ": " + message);
+  } catch (...) {
+    // A failing logger must not take the server (or OpenSM) down with it.
+  }
+}
+
+void NoticeServer::Impl::start() {
+  const std::string& path = settings_.path;
+  check_path(path);
+  if (!handler_) fail(path, "no request handler");
+  if (settings_.max_connections == 0) fail(path, "max_connections must be at least 1");
+  if (settings_.idle_timeout.count() <= 0) fail(path, "idle_timeout must be positive");
+  if (settings_.max_output_bytes == 0) fail(path, "max_output_bytes must be at least 1");
+  // Before anything is created, so that a wrong group leaves no file behind.
+  std::optional<gid_t> gid;
+  if (settings_.group) gid = lookup_group(path, *settings_.group);
+
+  make_parent_directory(path);
+  remove_stale_socket(path);
+
+  Fd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (sock.get() < 0) fail_errno(path, "cannot create a socket");
+  const sockaddr_un addr = socket_address(path);
+  if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    const int err = errno;
+    fail(path, err == EADDRINUSE ? "another process created the socket meanwhile"
+                                 : "cannot bind: " + errno_text(err));
+  }
+  // From here on a failure removes the file again. Group and mode are set before listen(): until
+  // then every connect() is refused, so the umask-dependent mode bind() gave is never usable.
+  try {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) fail_errno(path, "cannot stat after bind");
+    socket_ino_ = st.st_ino;
+    socket_dev_ = st.st_dev;
+    if (gid && ::chown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
+      const int err = errno;
+      fail(path, "cannot give the socket to group '" + *settings_.group + "': " + errno_text(err));
+    }
+    const mode_t mode = gid ? 0660 : 0600;
+    if (::chmod(path.c_str(), mode) != 0) {
+      fail_errno(path, "cannot set the socket's mode");
+    }
+    if (::listen(sock.get(), SOMAXCONN) != 0) fail_errno(path, "cannot listen");
+    Fd wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+    if (wake.get() < 0) fail_errno(path, "cannot create an eventfd");
+    outbox_->wake_fd = wake.get();
+    listen_fd_ = std::move(sock);
+    wake_fd_ = std::move(wake);
+    thread_ = std::thread([this] { run(); });
+  } catch (...) {
+    ::unlink(path.c_str());
+    throw;
+  }
+  log(LogLevel::kInfo,
+      "listening, mode " + (gid ? "0660, group " + *settings_.group : std::string("0600")));
+}
+
+void NoticeServer::Impl::stop() {
+  // From the handler: the thread cannot join itself; it finishes after the handler returns.
+  if (t_running_server == this) {
+    outbox_->close();
+    return;
+  }
+  const std::lock_guard lock(stop_mutex_);
+  if (stopped_) return;
+  outbox_->close();
+  if (thread_.joinable()) thread_.join();
+  stopped_ = true;
+  {
+    // Under the outbox's mutex: a Reply racing with us sees `closed` and leaves the fd alone.
+    const std::lock_guard outbox_lock(outbox_->mutex);
+    outbox_->wake_fd = -1;
+    wake_fd_.reset();
+  }
+  if (listen_fd_.get() < 0) return;  // start() failed
+  listen_fd_.reset();
+  // Only our own file: a successor may already have replaced it.
+  struct stat st {};
+  if (::lstat(settings_.path.c_str(), &st) == 0 && st.st_ino == socket_ino_ &&
+      st.st_dev == socket_dev_) {
+    if (::unlink(settings_.path.c_str()) != 0) {
+      const int err = errno;
+      log(LogLevel::kWarn, "cannot remove the socket file: " + errno_text(err));
+    }
+  }
+  log(LogLevel::kInfo, "stopped");
+}
+
+bool NoticeServer::Impl::stop_requested() {
+  const std::lock_guard lock(outbox_->mutex);
+  return outbox_->closed;
+}
+
+void NoticeServer::Impl::run() noexcept {
+  t_running_server = this;
+  while (true) {
+    try {
+      if (stop_requested()) break;
+      loop_once();
+    } catch (const std::exception& e) {
+      log(LogLevel::kError, std::string("unexpected failure, continuing: ") + e.what());
+      std::this_thread::sleep_for(kRetryPause);
+    } catch (...) {
+      log(LogLevel::kError, "unexpected failure, continuing");
+      std::this_thread::sleep_for(kRetryPause);
+    }
+  }
+  connections_.clear();
+  open_.store(0);
+}
+
+void NoticeServer::Impl::loop_once() {
+  drain_outbox();
+  sweep();
+
+  std::vector<pollfd> fds;
+  std::vector<std::uint64_t> ids;
+  fds.reserve(connections_.size() + 2);
+  fds.push_back({wake_fd_.get(), POLLIN, 0});
+  const Clock::time_point now = Clock::now();
+  fds.push_back({now >= accept_paused_until_ ? listen_fd_.get() : -1, POLLIN, 0});
+  for (const auto& [id, c] : connections_) {
+    short events = 0;
+    if (c.wants_read()) events |= POLLIN;
+    if (!c.out_empty()) events |= POLLOUT;
+    // A connection waiting on the handler is not polled at all: POLLHUP would be reported
+    // whatever the events, and the loop would spin until the reply comes.
+    fds.push_back({events != 0 ? c.fd.get() : -1, events, 0});
+    ids.push_back(id);
+  }
+
+  const int n = ::poll(fds.data(), fds.size(), poll_timeout_ms(now));
+  if (n < 0) {
+    if (errno == EINTR) return;
+    const int err = errno;
+    log(LogLevel::kError, "poll failed: " + errno_text(err));
+    std::this_thread::sleep_for(kRetryPause);
+    return;
+  }
+  if (fds[0].revents != 0) {
+    std::uint64_t count = 0;
+    while (::read(wake_fd_.get(), &count, sizeof count) < 0 && errno == EINTR) {
+    }
+  }
+  if (fds[1].revents != 0) accept_connections();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (fds[i + 2].revents == 0) continue;
+    const auto it = connections_.find(ids[i]);
+    if (it == connections_.end()) continue;
+    Connection& c = it->second;
+    try {
+      handle_io(c, fds[i + 2].revents);
+    } catch (const std::exception& e) {
+      log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      c.dead = true;
+    }
+  }
+  check_idle(Clock::now());
+  sweep();
+}
+
+int NoticeServer::Impl::poll_timeout_ms(Clock::time_point now) const {
+  std::optional<Clock::time_point> wake;
+  if (now < accept_paused_until_) wake = accept_paused_until_;
+  for (const auto& [id, c] : connections_) {
+    if (c.awaiting) continue;
+    const Clock::time_point deadline = c.last_activity + settings_.idle_timeout;
+    if (!wake || deadline < *wake) wake = deadline;
+  }
+  if (!wake) return -1;
+  if (*wake <= now) return 0;
+  // Rounded up: waking a millisecond early would only poll again.
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(*wake - now).count();
+  return static_cast<int>(std::min<decltype(ms)>(ms, 60'000));
+}
+
+void NoticeServer::Impl::drain_outbox() {
+  std::vector<Posted> posted;
+  {
+    const std::lock_guard lock(outbox_->mutex);
+    posted.swap(outbox_->posted);
+  }
+  for (Posted& p : posted) {
+    const auto it = connections_.find(p.connection);
+    // Gone (closed meanwhile), or a second answer to the same request.
+    if (it == connections_.end() || it->second.awaiting != p.request) continue;
+    Connection& c = it->second;
+    try {
+      c.awaiting.reset();
+      c.last_activity = Clock::now();
+      if (p.dropped) {
+        log(LogLevel::kError, "a request of " + peer_text(c.peer) + " was dropped unanswered");
+        p.line = to_line(
+            error_response(ErrorCode::kInternal, "the controller dropped the request unanswered"));
+      } else {
+        if (p.line.empty() || p.line.back() != '\n') p.line += '\n';
+        if (p.line.size() == 1 || p.line.find('\n') != p.line.size() - 1) {
+          log(LogLevel::kError, "a response for " + peer_text(c.peer) +
+                                    " is empty or spans several lines; sending an internal error");
+          p.line = to_line(error_response(ErrorCode::kInternal, "the response was malformed"));
+        }
+      }
+      send_line(c, std::move(p.line));
+      pump(c);
+    } catch (const std::exception& e) {
+      log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      c.dead = true;
+    }
+  }
+}
+
+void NoticeServer::Impl::accept_connections() {
+  for (int i = 0; i < kAcceptsPerWakeup; ++i) {
+    Fd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (fd.get() < 0) {
+      const int err = errno;
+      if (err == EINTR || err == ECONNABORTED || err == EPROTO) continue;
+      if (err == EAGAIN || err == EWOULDBLOCK) return;
+      log(LogLevel::kError, "accept failed, pausing for " + std::to_string(kAcceptPause.count()) +
+                                " ms: " + errno_text(err));
+      accept_paused_until_ = Clock::now() + kAcceptPause;
+      return;
+    }
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+      const int err = errno;
+      log(LogLevel::kError, "closing a connection without peer credentials: " + errno_text(err));
+      continue;
+    }
+    const PeerCredentials peer{cred.pid, cred.uid, cred.gid};
+    if (connections_.size() >= settings_.max_connections) {
+      log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " +
+                               std::to_string(connections_.size()) + " connections are open");
+      // The socket's buffer is empty, so one short line fits; if it does not, the client only
+      // misses the explanation.
+      const std::string line = to_line(error_response(ErrorCode::kBusy, "too many connections"));
+      (void)::send(fd.get(), line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      continue;
+    }
+    const std::uint64_t id = ++next_connection_;
+    Connection& c = connections_[id];
+    c.id = id;
+    c.fd = std::move(fd);
+    c.peer = peer;
+    c.last_activity = Clock::now();
+    open_.store(connections_.size());
+    log(LogLevel::kDebug, "connection " + std::to_string(id) + " from " + peer_text(peer));
+  }
+}
+
+void NoticeServer::Impl::handle_io(Connection& c, short revents) {
+  if ((revents & POLLNVAL) != 0) {
+    log(LogLevel::kError, "connection " + std::to_string(c.id) + " has an invalid descriptor");
+    c.dead = true;
+    return;
+  }
+  // POLLHUP and POLLERR: the read or write below finds out what happened.
+  const bool failed = (revents & (POLLHUP | POLLERR)) != 0;
+  if (!c.out_empty() && ((revents & POLLOUT) != 0 || failed)) flush(c);
+  if (c.wants_read() && ((revents & POLLIN) != 0 || failed)) read_some(c);
+  pump(c);
+}
+
+void NoticeServer::Impl::read_some(Connection& c) {
+  if (c.in_pos > 0) {
+    c.in.erase(0, c.in_pos);
+    c.scanned -= c.in_pos;
+    c.in_pos = 0;
+  }
+  const std::size_t old_size = c.in.size();
+  c.in.resize(old_size + kReadChunk);
+  ssize_t n;
+  do {
+    n = ::recv(c.fd.get(), c.in.data() + old_size, kReadChunk, MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+  c.in.resize(old_size + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+  if (n == 0) {
+    c.eof = true;
+  } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+    const int err = errno;
+    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " failed: " + errno_text(err));
+    c.dead = true;
+  }
+}
+
+// Moves the connection on as far as it can without waiting: dispatches the next line once the
+// previous request is answered and its response written, and closes when there is nothing left.
+void NoticeServer::Impl::pump(Connection& c) {
+  while (!c.dead && !c.close_after && !c.awaiting && c.out_empty()) {
+    const std::size_t newline = c.in.find('\n', c.scanned);
+    std::string_view rest(c.in);
+    rest.remove_prefix(c.in_pos);
+    if (newline == std::string::npos) {
+      c.scanned = c.in.size();
+      // A "\r" may still precede the '\n' of a line of exactly the limit.
+      const bool over = rest.size() > kMaxNoticeLineBytes + 1 ||
+                        (rest.size() == kMaxNoticeLineBytes + 1 && rest.back() != '\r');
+      if (over) {
+        log(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) +
+                                 ": a line exceeds " + std::to_string(kMaxNoticeLineBytes) +
+                                 " bytes");
+        send_line(c,
+                  to_line(error_response(ErrorCode::kTooLarge,
+                                         "the line exceeds " + std::to_string(kMaxNoticeLineBytes) +
+                                             " bytes without a newline")));
+        c.close_after = true;
+        break;
+      }
+      if (!c.eof) break;
+      // The client shut down its side after a last line without '\n': that line is complete.
+      c.in_pos = c.in.size();
+      c.scanned = c.in.size();
+      if (rest.empty() || rest == "\r") break;
+      dispatch(c, std::string(rest));
+      continue;
+    }
+    const std::string_view line = rest.substr(0, newline - c.in_pos);
+    c.in_pos = newline + 1;
+    c.scanned = c.in_pos;
+    if (line.empty() || line == "\r") continue;
+    const std::size_t length = line.size() - (line.back() == '\r' ? 1 : 0);
+    if (length > kMaxNoticeLineBytes) {
+      // Treated like a line still without '\n': whether the newline had arrived is chance.
+      log(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) + ": a line has " +
+                               std::to_string(length) + " bytes");
+      send_line(c, to_line(error_response(ErrorCode::kTooLarge,
+                                          "the line has " + std::to_string(length) +
+                                              " bytes, the limit is " +
+                                              std::to_string(kMaxNoticeLineBytes))));
+      c.close_after = true;
+      break;
+    }
+    dispatch(c, line);
+  }
+  if (c.dead || !c.out_empty() || c.awaiting) return;
+  if (c.close_after) {
+    c.dead = true;
+  } else if (c.eof && c.in_pos == c.in.size()) {
+    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " finished");
+    c.dead = true;
+  }
+}
+
+void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
+  c.last_activity = Clock::now();
+  const ParsedRequest parsed = parse_request(line);
+  if (!parsed.ok()) {
+    const RequestError& e = parsed.error();
+    log(LogLevel::kDebug, "refused a request of " + peer_text(c.peer) + ": " +
+                              std::string(to_string(e.code)) + ": " + e.message);
+    send_line(c, to_line(error_response(e)));
+    return;
+  }
+  const std::uint64_t request = ++c.requests;
+  c.awaiting = request;
+  const auto token = std::make_shared<ReplyToken>(outbox_, c.id, request);
+  Reply reply = [token](std::string response) { token->reply(std::move(response)); };
+  const std::string_view op = op_name(parsed.request());
+  try {
+    handler_(parsed.request(), c.peer, reply);
+  } catch (const std::exception& e) {
+    log(LogLevel::kError, "the handler failed on a " + std::string(op) + " request of " +
+                              peer_text(c.peer) + ": " + e.what());
+    token->reply(to_line(error_response(ErrorCode::kInternal,
+                                        "the controller failed on this request; see its log")));
+  } catch (...) {
+    log(LogLevel::kError, "the handler failed on a " + std::string(op) + " request of " +
+                              peer_text(c.peer) + " (not a std::exception)");
+    token->reply(to_line(error_response(ErrorCode::kInternal,
+                                        "the controller failed on this request; see its log")));
+  }
+}
+
+void NoticeServer::Impl::send_line(Connection& c, std::string line) {
+  const std::size_t pending = c.out.size() - c.out_pos;
+  if (pending + line.size() > settings_.max_output_bytes) {
+    log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": a response of " +
+                              std::to_string(line.size()) + " bytes exceeds the output limit of " +
+                              std::to_string(settings_.max_output_bytes) + " bytes");
+    c.dead = true;
+    return;
+  }
+  if (c.out_empty()) {
+    c.out = std::move(line);
+    c.out_pos = 0;
+  } else {
+    c.out.append(line);
+  }
+  flush(c);
+}
+
+void NoticeServer::Impl::flush(Connection& c) {
+  while (!c.out_empty()) {
+    const ssize_t n = ::send(c.fd.get(), c.out.data() + c.out_pos, c.out.size() - c.out_pos,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      c.out_pos += static_cast<std::size_t>(n);
+      c.last_activity = Clock::now();
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    // EPIPE, ECONNRESET: the client is gone; what it had not read yet goes with it.
+    const int err = errno;
+    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " of " + peer_text(c.peer) +
+                              " closed before reading its response: " + errno_text(err));
+    c.dead = true;
+    return;
+  }
+  c.out.clear();
+  c.out_pos = 0;
+}
+
+void NoticeServer::Impl::check_idle(Clock::time_point now) {
+  for (auto& [id, c] : connections_) {
+    if (c.awaiting || c.dead || now - c.last_activity < settings_.idle_timeout) continue;
+    const bool partial = c.in_pos < c.in.size();
+    log(partial || !c.out_empty() ? LogLevel::kWarn : LogLevel::kDebug,
+        "closing connection " + std::to_string(id) + " of " + peer_text(c.peer) + ": idle for " +
+            std::to_string(settings_.idle_timeout.count()) + " ms" +
+            (partial ? " within a line" : "") + (!c.out_empty() ? " without reading" : ""));
+    c.dead = true;
+  }
+}
+
+void NoticeServer::Impl::sweep() {
+  std::erase_if(connections_, [](const auto& entry) { return entry.second.dead; });
+  open_.store(connections_.size());
+}
+
+// ---- NoticeServer ----------------------------------------------------------------------------
+
+NoticeServer::NoticeServer(Settings settings, Handler handler, Log log)
+    : impl_(std::make_unique<Impl>(std::move(settings), std::move(handler), std::move(log))) {
+  impl_->start();
+}
+
+NoticeServer::~NoticeServer() = default;
+
+void NoticeServer::stop() {
+  impl_->stop();
+}
+
+std::size_t NoticeServer::connections() const {
+  return impl_->connections();
+}
+
+const std::string& NoticeServer::path() const {
+  return impl_->path();
+}
+
+}  // namespace ibsdn
