@@ -1,30 +1,20 @@
 #include "plugin/controller_runtime.hpp"
 
-#include <algorithm>
-#include <cstdio>
+#include <chrono>
 #include <exception>
+#include <filesystem>
 #include <utility>
 
-#include "flowtable/match.hpp"
-#include "mad/mad_codec.hpp"
-#include "mad/raw_header.hpp"
 #include "plugin/sdn_engine.hpp"
 
 namespace ibsdn::plugin {
 namespace {
 
-// Queued events beyond this are dropped (and counted): a flood of MADs must not exhaust memory.
-constexpr std::size_t kMaxQueuedEvents = 1u << 16;
+using Clock = std::chrono::steady_clock;
 
-std::string lid_text(Lid l) {
-  return "LID " + std::to_string(l.value());
-}
-
-std::string hex32(std::uint32_t v) {
-  char buf[12];
-  std::snprintf(buf, sizeof(buf), "0x%08x", v);
-  return buf;
-}
+// Queued events beyond this are dropped (and counted, and a notice answered busy): a flood of
+// notices or sweeps must not exhaust memory.
+constexpr std::size_t kMaxQueuedEvents = 4096;
 
 std::string ms_since(Clock::time_point start) {
   const auto us =
@@ -49,31 +39,94 @@ std::vector<Lid> assigned_lids(const AbiFabric& f) {
   return out;
 }
 
-std::string table_info_text(const mad::TableInfo& t) {
-  return "capacity " + std::to_string(t.capacity) + ", used " + std::to_string(t.used) +
-         ", generation " + std::to_string(t.generation) + ", match level " +
-         std::string(to_string(t.level)) + ", " + std::to_string(t.num_ports) + " ports, " +
-         std::to_string(t.lookups) + " lookups (" + std::to_string(t.matched) + " matched, " +
-         std::to_string(t.missed) + " missed)";
+Config load(const Options& o, std::vector<std::string>& notes) {
+  if (o.config) return load_config(*o.config);
+  if (std::filesystem::exists(kDefaultConfigPath)) return load_config(kDefaultConfigPath);
+  notes.push_back(std::string("no ") + kDefaultConfigPath +
+                  ": every setting has its default (event_plugin_options config=PATH names "
+                  "another file)");
+  return Config{};
 }
 
 }  // namespace
 
 Controller::Controller(const osmsdn_glue_ops& ops, Options options)
-    : glue_(ops), options_(std::move(options)) {
+    : glue_(ops), options_(std::move(options)), transport_(glue_) {
+  std::vector<std::string> notes;
+  config_ = load(options_, notes);
+  for (const std::string& w : config_.warnings) notes.push_back(w);
+  for (const std::string& n : notes) glue_.info("warning: " + n);
+
+  std::optional<HostMap> hosts;
+  if (config_.host_map) hosts = HostMap::load(*config_.host_map);
+  store_ = StateStore::open(config_.state_dir);
+  const std::optional<std::uint32_t> slurm_uid = uid_of_user(config_.slurm_user);
+  if (!slurm_uid) {
+    glue_.info("warning: slurm_user '" + config_.slurm_user +
+               "' does not exist: only root may start and end jobs");
+  }
+  jobs_ = std::make_unique<JobController>(
+      config_, std::move(hosts), &*store_, transport_,
+      [this](LogLevel l, const std::string& m) { log(l, m); }, slurm_uid);
+
   worker_ = std::thread([this] { run(); });
+  try {
+    NoticeServer::Settings s;
+    s.path = config_.notice_socket;
+    s.group = config_.socket_group;
+    server_ = std::make_unique<NoticeServer>(
+        s,
+        [this](Request r, PeerCredentials peer, NoticeServer::Reply reply) {
+          enqueue(Notice{std::move(r), peer, std::move(reply)});
+        },
+        [this](LogLevel l, const std::string& m) { log(l, "notice socket: " + m); });
+  } catch (...) {
+    stop();
+    throw;
+  }
+  glue_.info("controller ready: notice socket " + config_.notice_socket + ", state " +
+             store_->path() + ", table capacity " + std::to_string(config_.table_capacity) +
+             ", algorithms " + config_.algorithms.fat_tree + " (fat-tree) / " +
+             config_.algorithms.other + " (other)");
 }
 
 Controller::~Controller() {
   stop();
 }
 
-void Controller::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
+void Controller::log(LogLevel level, const std::string& message) const {
+  if (level > config_.log_level) return;
+  switch (level) {
+    case LogLevel::kError:
+      glue_.error(message);
+      break;
+    case LogLevel::kWarn:
+      glue_.info("warning: " + message);
+      break;
+    case LogLevel::kInfo:
+      glue_.info(message);
+      break;
+    case LogLevel::kDebug:
+      glue_.debug(message);
+      break;
   }
+}
+
+void Controller::stop() {
+  // The server first: no new notices. Its stop() joins its thread, which may be in enqueue().
+  if (server_) server_->stop();
+  std::unique_lock lock(mu_);
+  stopping_ = true;
   cv_.notify_all();
+  // The queued work (a SUBNET UP's audit, with `opensm --once` the only one) may finish within
+  // the time a job start may take; then MAD exchanges are cut short.
+  const bool finished = cv_.wait_for(lock, std::chrono::milliseconds(config_.job_start_timeout_ms),
+                                     [this] { return worker_done_; });
+  lock.unlock();
+  if (!finished) {
+    glue_.info("warning: stopping before the controller's work is done");
+  }
+  transport_.close();
   if (worker_.joinable()) worker_.join();
 }
 
@@ -108,39 +161,46 @@ void Controller::fabric_updated(const osmsdn_fabric& fabric, std::span<const osm
 }
 
 void Controller::mad_received(Lid slid, const mad::MadBytes& bytes) {
-  enqueue(MadIn{slid, bytes, MadIn::Kind::kResponse});
+  transport_.deliver(slid, bytes);
 }
 
 void Controller::mad_failed(Lid dlid, const mad::MadBytes& request, bool timed_out) {
-  enqueue(MadIn{dlid, request, timed_out ? MadIn::Kind::kTimeout : MadIn::Kind::kSendError});
+  transport_.failed(dlid, request, timed_out);
 }
 
 void Controller::enqueue(Event e) {
   {
     std::lock_guard lock(mu_);
-    if (!accepting_) return;
-    if (queue_.size() >= kMaxQueuedEvents) {
-      ++dropped_;
+    if (accepting_ && queue_.size() < kMaxQueuedEvents) {
+      queue_.push_back(std::move(e));
+      cv_.notify_all();  // stop() may wait on cv_ too
       return;
     }
-    queue_.push_back(std::move(e));
+    ++dropped_;
   }
-  cv_.notify_one();
+  if (auto* n = std::get_if<Notice>(&e)) {
+    n->reply(to_line(error_response(ErrorCode::kBusy, "the controller's queue is full; retry")));
+  }
 }
 
 void Controller::run() {
+  const auto interval = std::chrono::milliseconds(config_.audit_interval_ms);
+  auto next_check = Clock::now() + interval;
   std::unique_lock lock(mu_);
-  std::optional<Clock::time_point> stop_by;
   std::size_t dropped_reported = 0;
   for (;;) {
-    if (stopping_ && !stop_by) {
-      stop_by = Clock::now() + options_.mad_timeout;
-      draining_ = true;
-      retry_at_.reset();  // no new rounds while draining
-    }
+    if (stopping_ && queue_.empty()) break;
     if (!queue_.empty()) {
-      std::deque<Event> batch;
-      batch.swap(queue_);
+      Event e = std::move(queue_.front());
+      queue_.pop_front();
+      if (stopping_) {
+        if (auto* n = std::get_if<Notice>(&e)) {
+          lock.unlock();
+          n->reply(to_line(error_response(ErrorCode::kBusy, "the controller is shutting down")));
+          lock.lock();
+          continue;
+        }
+      }
       const std::size_t dropped = dropped_;
       lock.unlock();
       if (dropped != dropped_reported) {
@@ -148,49 +208,47 @@ void Controller::run() {
                     " events dropped: the controller's queue was full");
         dropped_reported = dropped;
       }
-      for (Event& e : batch) {
-        // Nothing may escape the worker: an exception here would terminate opensm.
-        try {
-          std::visit([this](auto& ev) { handle(ev); }, e);
-        } catch (const std::exception& ex) {
-          glue_.error(std::string("controller: ") + ex.what());
-        } catch (...) {
-          glue_.error("controller: unknown exception");
-        }
+      // Nothing may escape the controller thread: an exception here would terminate opensm.
+      try {
+        std::visit([this](auto& ev) { handle(ev); }, e);
+      } catch (const std::exception& ex) {
+        glue_.error(std::string("controller: ") + ex.what());
+      } catch (...) {
+        glue_.error("controller: unknown exception");
       }
       lock.lock();
       continue;
     }
-    lock.unlock();
-    const auto now = Clock::now();
-    try {
-      on_timers(now);
-    } catch (const std::exception& ex) {
-      glue_.error(std::string("controller: ") + ex.what());
-    } catch (...) {
-      glue_.error("controller: unknown exception");
+    if (interval.count() > 0 && Clock::now() >= next_check && !stopping_) {
+      lock.unlock();
+      try {
+        jobs_->periodic_check();
+      } catch (const std::exception& ex) {
+        glue_.error(std::string("controller: periodic check: ") + ex.what());
+      } catch (...) {
+        glue_.error("controller: periodic check: unknown exception");
+      }
+      next_check = Clock::now() + interval;
+      lock.lock();
+      continue;
     }
-    lock.lock();
-    if (!queue_.empty()) continue;
-    if (stopping_ && (pending_.empty() || now >= *stop_by)) break;
-
-    std::optional<Clock::time_point> wake = pending_.earliest_deadline();
-    for (const auto& t : {retry_at_, stop_by}) {
-      if (t && (!wake || *t < *wake)) wake = t;
-    }
-    const auto ready = [this, &stop_by] { return !queue_.empty() || (stopping_ && !stop_by); };
-    if (wake) {
-      cv_.wait_until(lock, *wake, ready);
+    const auto ready = [this] { return !queue_.empty() || stopping_; };
+    if (interval.count() > 0) {
+      cv_.wait_until(lock, next_check, ready);
     } else {
       cv_.wait(lock, ready);
     }
   }
   accepting_ = false;
-  queue_.clear();
-  lock.unlock();
-  for (const PendingRequest& r : pending_.take_all()) {
-    glue_.info("shutting down: no answer yet from " + r.target + " (" + lid_text(r.lid) + ")");
-  }
+  worker_done_ = true;
+  cv_.notify_all();
+}
+
+void Controller::handle(Notice& n) {
+  const Caller caller{static_cast<std::uint32_t>(n.peer.uid),
+                      static_cast<std::uint32_t>(n.peer.gid),
+                      static_cast<std::int32_t>(n.peer.pid)};
+  n.reply(to_line(jobs_->handle(n.request, caller)));
 }
 
 void Controller::handle(SubnetUp& s) {
@@ -203,10 +261,10 @@ void Controller::handle(SubnetUp& s) {
     tables[i] = osmsdn_lft{s.lft_switches[i], s.lft_entries[i].data(),
                            static_cast<std::uint32_t>(s.lft_entries[i].size())};
   }
-  const LftSet current = lfts_from_abi(f, tables);
+  LftSet current = lfts_from_abi(f, tables);
 
-  // What the "sdn" engine would have installed, to tell the operator how far the running
-  // tables are from the defaults that flow entries are computed against.
+  // What the "sdn" engine would have installed (this also recognises the topology), to tell
+  // the operator how far the running tables are from the defaults.
   const SdnTables sdn = compute_sdn_tables(f);
   const std::vector<Lid> lids = assigned_lids(f);
   std::size_t compared = 0;
@@ -221,182 +279,12 @@ void Controller::handle(SubnetUp& s) {
   glue_.info("subnet up, routed by '" + s.engine + "': " + std::to_string(f.fabric.num_nodes()) +
              " nodes (" + std::to_string(f.fabric.switches().size()) + " switches, " +
              std::to_string(f.fabric.hcas().size()) + " CAs), " +
-             std::to_string(f.fabric.num_links() / 2) + " cables, SM " + lid_text(f.sm_lid) + "; " +
-             sdn.topology + "; LFTs of " + std::to_string(tables.size()) + " switches, " +
-             std::to_string(differ) + " of " + std::to_string(compared) +
-             " entries differ from the sdn engine's " + sdn.algorithm + " (" + ms_since(start) +
-             ")");
-  fabric_ = std::move(f);
-  ++fabrics_seen_;
-
-  // A new fabric replaces whatever was still to be retried on the old one.
-  retry_targets_.clear();
-  retry_at_.reset();
-  if (!options_.poll_table_info) return;
-  std::vector<Target> targets;
-  for (const NodeIdx sw : fabric_->fabric.switches()) {
-    const Node& node = fabric_->fabric.node(sw);
-    const Lid lid = fabric_->lids.lid(sw, PortNum(0));
-    if (lid.value() == 0) {
-      glue_.verbose("switch " + node.name + " has no LID yet; not asking for its TableInfo");
-      continue;
-    }
-    targets.push_back(Target{node.name, lid});
-  }
-  start_round(std::move(targets), false);
-}
-
-void Controller::start_round(std::vector<Target> targets, bool retry) {
-  const std::uint64_t round = ++rounds_started_;
-  rounds_[round].retry = retry;
-  rounds_[round].fabric = fabrics_seen_;
-  for (const Target& t : targets) {
-    mad::SdnMad request;
-    request.hdr.method = mad::Method::kGet;
-    request.hdr.attr_id = mad::AttributeId::kTableInfo;
-    request.key = options_.key;
-    request.payload = mad::TableInfo{};
-    const std::uint32_t tid = pending_.next_tid();
-    request.hdr.tid = tid;
-    const mad::MadBytes bytes = mad::encode(request);
-    pending_.add(PendingRequest{tid, t.lid, t.name, mad::AttributeId::kTableInfo, round,
-                                Clock::now() + options_.mad_timeout});
-    ++rounds_[round].asked;
-    // A failure may also come back through mad_failed (queued); whichever is handled first
-    // takes the request, the other finds nothing pending.
-    if (const int rc = glue_.send_mad(t.lid, bytes); rc != OSMSDN_OK) {
-      if (const auto p = pending_.take(tid)) {
-        report_failure(round, "cannot send TableInfo Get to " + t.name + " (" + lid_text(t.lid) +
-                                  "): glue error " + std::to_string(rc));
-        finish(*p, false);
-      }
-    }
-  }
-  Round& r = rounds_[round];
-  r.sending = false;
-  glue_.verbose(std::string(retry ? "TableInfo retry round " : "TableInfo round ") +
-                std::to_string(round) + ": asked " + std::to_string(r.asked) + " switches");
-  complete_if_done(round);
-}
-
-void Controller::finish(const PendingRequest& req, bool answered) {
-  const auto it = rounds_.find(req.round);
-  if (it == rounds_.end()) return;
-  if (answered) {
-    ++it->second.answered;
-  } else {
-    it->second.unanswered.push_back(Target{req.target, req.lid});
-  }
-  complete_if_done(req.round);
-}
-
-void Controller::complete_if_done(std::uint64_t round) {
-  const auto it = rounds_.find(round);
-  if (it == rounds_.end()) return;
-  Round& r = it->second;
-  if (r.sending || r.answered + r.unanswered.size() < r.asked) return;
-  const std::string summary = "TableInfo " + std::string(r.retry ? "retry " : "") + "round " +
-                              std::to_string(round) + ": " + std::to_string(r.answered) + " of " +
-                              std::to_string(r.asked) + " switches answered";
-  if (r.retry && r.answered == 0) {
-    glue_.verbose(summary);
-  } else {
-    glue_.info(summary);
-  }
-  // Only the latest fabric's switches are retried: a round of an older one just ends.
-  if (r.fabric == fabrics_seen_ && !r.unanswered.empty() && options_.retry.count() > 0 &&
-      !draining_) {
-    retry_targets_ = std::move(r.unanswered);
-    retry_at_ = Clock::now() + options_.retry;
-  }
-  rounds_.erase(it);
-}
-
-void Controller::report_failure(std::uint64_t round, const std::string& message) const {
-  const auto it = rounds_.find(round);
-  if (it != rounds_.end() && it->second.retry) {
-    glue_.verbose(message);
-  } else {
-    glue_.error(message);
-  }
-}
-
-void Controller::handle(const MadIn& m) {
-  const std::optional<mad::RawHeader> raw = mad::peek_header(m.bytes);
-  const std::uint32_t tid = raw ? mad::tid_low(raw->tid) : 0;
-
-  if (m.kind != MadIn::Kind::kResponse) {
-    const auto p = pending_.take(tid);
-    if (!p) return;  // already answered, expired or reported by send_mad's return value
-    report_failure(
-        p->round,
-        "no TableInfo answer from " + p->target + " (" + lid_text(p->lid) + "): " +
-            (m.kind == MadIn::Kind::kTimeout ? "the fabric reported a timeout (no agent there?)"
-                                             : "the send failed"));
-    finish(*p, false);
-    return;
-  }
-
-  if (raw && !raw->response()) {
-    glue_.verbose("ignored an unsolicited " + mad::method_name(raw->method) + " from " +
-                  lid_text(m.lid));
-    return;
-  }
-  const mad::DecodeResult decoded = mad::decode(m.bytes);
-  if (const auto* err = std::get_if<mad::DecodeError>(&decoded)) {
-    const auto p = pending_.take(tid);
-    const std::string who = p ? p->target + " (" + lid_text(m.lid) + ")" : lid_text(m.lid);
-    // A refusal carries no valid payload; its status is the news, not the decode error.
-    if (raw && raw->status != 0) {
-      glue_.error(who + " refused " + mad::attribute_name(raw->attr_id) + " with status '" +
-                  std::string(mad::to_string(static_cast<mad::Status>(raw->status))) + "'");
-    } else {
-      glue_.error("undecodable answer from " + who + ": " + err->reason + " (byte " +
-                  std::to_string(err->offset) + ")");
-    }
-    if (p) finish(*p, false);
-    return;
-  }
-  const mad::SdnMad& resp = std::get<mad::SdnMad>(decoded);
-  const auto p = pending_.take(tid);
-  if (!p) {
-    glue_.verbose("answer from " + lid_text(m.lid) + " matches no pending request (TID " +
-                  hex32(tid) + "): late or duplicate");
-    return;
-  }
-  const std::string who = p->target + " (" + lid_text(m.lid) + ")";
-  if (resp.key != options_.key) {
-    glue_.error("answer from " + who + " carries another key; ignored");
-    finish(*p, false);
-    return;
-  }
-  if (resp.hdr.status != mad::Status::kOk) {
-    glue_.error(who + " answered " + mad::attribute_name(static_cast<std::uint16_t>(p->attr)) +
-                " with status '" + std::string(mad::to_string(resp.hdr.status)) + "'");
-    finish(*p, false);
-    return;
-  }
-  const auto* info = std::get_if<mad::TableInfo>(&resp.payload);
-  if (resp.hdr.attr_id != mad::AttributeId::kTableInfo || info == nullptr) {
-    glue_.error("answer from " + who + " is not a TableInfo");
-    finish(*p, false);
-    return;
-  }
-  glue_.info("TableInfo from " + who + ": " + table_info_text(*info));
-  finish(*p, true);
-}
-
-void Controller::on_timers(Clock::time_point now) {
-  for (const PendingRequest& r : pending_.take_expired(now)) {
-    report_failure(r.round, "no TableInfo answer from " + r.target + " (" + lid_text(r.lid) +
-                                ") within " + std::to_string(options_.mad_timeout.count()) + " ms");
-    finish(r, false);
-  }
-  if (retry_at_ && *retry_at_ <= now && !draining_) {
-    retry_at_.reset();
-    start_round(std::move(retry_targets_), true);
-    retry_targets_.clear();
-  }
+             std::to_string(f.fabric.num_links() / 2) + " cables, SM LID " +
+             std::to_string(f.sm_lid.value()) + "; " + sdn.topology + "; LFTs of " +
+             std::to_string(tables.size()) + " switches, " + std::to_string(differ) + " of " +
+             std::to_string(compared) + " entries differ from the sdn engine's " + sdn.algorithm +
+             " (" + ms_since(start) + ")");
+  jobs_->fabric_updated(FabricSnapshot{std::move(f), std::move(current), s.engine});
 }
 
 }  // namespace ibsdn::plugin

@@ -1,0 +1,59 @@
+// From a job notice to fabric flows: Slurm host names to HCAs, then the job's traffic (a pattern
+// or a matrix over its ranks) mapped onto those HCAs, with the user's elephant hints.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "plugin/abi_fabric.hpp"
+#include "plugin/controller/host_map.hpp"
+#include "plugin/controller/notice.hpp"
+#include "routing/flow.hpp"
+
+namespace ibsdn::plugin {
+
+/// A notice the controller cannot serve, with the protocol's error code. The message says what
+/// and where; `at` is the JSON pointer of the offending request field when there is one.
+class NoticeFailure : public std::runtime_error {
+ public:
+  NoticeFailure(ErrorCode code, const std::string& message, std::string at = {})
+      : std::runtime_error(message), code_(code), at_(std::move(at)) {}
+  [[nodiscard]] ErrorCode code() const { return code_; }
+  [[nodiscard]] const std::string& at() const { return at_; }
+
+ private:
+  ErrorCode code_;
+  std::string at_;
+};
+
+/// The HCA a host name stands for: the host map's entry when there is one (by node GUID or
+/// NodeDescription prefix), otherwise the HCA whose NodeDescription's first word is the host
+/// name ("node01 HCA-1", what HCA drivers report). nullopt when no HCA matches.
+std::optional<NodeIdx> resolve_host(const AbiFabric& f, const HostMap* map,
+                                    const std::string& host);
+
+/// Every host, in order. Throws NoticeFailure(kUnknownHost) listing the hosts the fabric has no
+/// HCA for (at most 10 named), and kInvalid when two hosts resolve to the same HCA.
+std::vector<NodeIdx> resolve_hosts(const AbiFabric& f, const HostMap* map,
+                                   std::span<const std::string> hosts);
+
+struct JobTraffic {
+  std::uint32_t ranks = 0;
+  std::uint32_t ranks_per_node = 0;
+  std::size_t rank_flows = 0;
+  std::vector<Flow> flows;  // fabric flows; elephant marks the hinted node pairs
+};
+
+/// The job's flows on `nodes`. Ranks per node: the request's, else the nodes' GPU count.
+/// Patterns are generated with the job id as seed, so the same job gives the same flows after a
+/// restart. With hints, only the hinted pairs' flows are elephants; without, every flow is.
+/// Throws NoticeFailure(kInvalid) naming the field: a matrix or hint rank beyond the job's
+/// ranks, a pattern that does not fit the rank count.
+JobTraffic build_job_traffic(const Fabric& f, std::span<const NodeIdx> nodes,
+                             const Traffic& traffic, std::optional<std::uint32_t> ranks_per_node,
+                             Mapping mapping, std::span<const RankPair> elephants, JobId job);
+
+}  // namespace ibsdn::plugin

@@ -1,0 +1,138 @@
+// osmsdn-route-check: the integration test's oracle for installed flows. It traces every route
+// the controller reported (`ibsdnctl --json route SRC DST`, one response per line) independently:
+// through the LFTs OpenSM dumped (-D 0x43 --dump_files_dir DIR) for the fabric of an ibsim
+// netlist, overridden by the flow tables read back from the switches (`ibsdnctl --json flows
+// --from-switch`), and requires the same hops and the same "flow entry or LFT" marks.
+// Exit 0 when every route matches, 1 when one differs, 2 on bad input.
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "flowtable/flow_table.hpp"
+#include "flowtable/flow_text.hpp"
+#include "routing/lft.hpp"
+#include "routing/netlist.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::uint64_t parse_guid(const std::string& text) {
+  return std::stoull(text, nullptr, 16);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Trace the controller's routes through OpenSM's LFT dump and the switches' tables"};
+  std::string netlist;
+  std::string dump_dir;
+  std::string switch_flows;
+  std::string routes;
+  app.add_option("--netlist", netlist, "ibsim netlist of the fabric")->required();
+  app.add_option("--dump-dir", dump_dir, "OpenSM's --dump_files_dir")->required();
+  app.add_option("--switch-flows", switch_flows, "ibsdnctl --json flows --from-switch output")
+      ->required();
+  app.add_option("--routes", routes, "ibsdnctl --json route responses, one per line")->required();
+  CLI11_PARSE(app, argc, argv);
+
+  ibsdn::Fabric f;
+  ibsdn::LftSet lfts;
+  std::map<ibsdn::NodeIdx, ibsdn::FlowTable> tables;
+  std::vector<json> reported;
+  try {
+    f = ibsdn::parse_netlist(read_file(netlist), netlist);
+    lfts = ibsdn::lfts_from_opensm_dump(
+        f, read_file(dump_dir + "/opensm-lfts.dump"), read_file(dump_dir + "/opensm-subnet.lst"),
+        dump_dir + "/opensm-lfts.dump", dump_dir + "/opensm-subnet.lst");
+    std::map<std::uint64_t, ibsdn::NodeIdx> by_guid;
+    for (std::uint32_t i = 0; i < f.num_nodes(); ++i) {
+      by_guid[f.node(ibsdn::NodeIdx(i)).guid.value()] = ibsdn::NodeIdx(i);
+    }
+    const json sf = json::parse(read_file(switch_flows));
+    for (const json& sw : sf.at("switches")) {
+      const auto it = by_guid.find(parse_guid(sw.at("guid").get<std::string>()));
+      if (it == by_guid.end()) throw std::runtime_error("a switch GUID not in the netlist");
+      const json& entries = sw.at("entries");
+      ibsdn::FlowTable t(ibsdn::FlowTableConfig{
+          static_cast<std::uint32_t>(std::max<std::size_t>(1, entries.size())),
+          ibsdn::FlowDefinitionLevel::kSlidDlidSlQp, 254});
+      for (const json& e : entries) {
+        const auto r = t.add(ibsdn::parse_flow(e.at("text").get<std::string>()));
+        if (!r.ok()) throw std::runtime_error("entry does not load: " + r.detail);
+      }
+      tables.emplace(it->second, std::move(t));
+    }
+    std::istringstream lines(read_file(routes));
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) reported.push_back(json::parse(line));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "osmsdn-route-check: " << e.what() << "\n";
+    return 2;
+  }
+
+  ibsdn::TraceOptions to;
+  to.override_port = [&tables](ibsdn::NodeIdx sw,
+                               const ibsdn::PacketHeader& h) -> std::optional<ibsdn::PortNum> {
+    const auto it = tables.find(sw);
+    if (it == tables.end()) return std::nullopt;
+    const ibsdn::FlowEntry* e = it->second.peek(h);
+    if (e == nullptr) return std::nullopt;
+    return e->action.output;
+  };
+  std::size_t failures = 0;
+  std::size_t by_entry = 0;
+  for (const json& r : reported) {
+    const std::string src = r.at("src").get<std::string>();
+    const std::string dst = r.at("dst").get<std::string>();
+    const auto s = f.find(src);
+    const auto d = f.find(dst);
+    if (!s || !d) {
+      std::cout << "FAIL: " << src << " -> " << dst << ": host not in the netlist\n";
+      ++failures;
+      continue;
+    }
+    const ibsdn::Trace t = ibsdn::trace(f, lfts, *s, *d, to);
+    std::ostringstream traced;
+    std::ostringstream claimed;
+    const ibsdn::PacketHeader h{lfts.lids.lid(*s), lfts.lids.lid(*d)};
+    bool entry_used = false;
+    for (const ibsdn::LinkId l : t.path) {
+      const ibsdn::Link& link = f.link(l);
+      const auto it = tables.find(link.from);
+      const bool flow = it != tables.end() && it->second.peek(h) != nullptr;
+      entry_used = entry_used || flow;
+      traced << f.node(link.from).name << ":" << int(link.from_port.value())
+             << (flow ? "(flow) " : " ");
+    }
+    for (const json& hop : r.at("hops")) {
+      claimed << hop.at("node").get<std::string>() << ":" << hop.at("out_port").get<int>()
+              << (hop.at("by") == "flow" ? "(flow) " : " ");
+    }
+    if (!t.ok() || traced.str() != claimed.str()) {
+      if (++failures <= 20) {
+        std::cout << "FAIL: " << src << " -> " << dst << ": traced "
+                  << (t.ok() ? traced.str() : t.error) << "| controller " << claimed.str() << "\n";
+      }
+      continue;
+    }
+    by_entry += entry_used ? 1 : 0;
+  }
+  std::cout << reported.size() - failures << " of " << reported.size() << " routes identical, "
+            << by_entry << " through flow entries\n";
+  return failures == 0 && !reported.empty() ? 0 : 1;
+}
