@@ -1,23 +1,80 @@
 #!/usr/bin/env bash
-# The main job on an embedded default: a 1024-node fat-tree (LLNL Thunder's XGFT from seed 002),
-# a random-permutation job, routed by the LFT default (DmodK) and by SDN-greedy and SDN-optimal,
-# with the link-load result of each and the first routes SDN-optimal chose.
+# The main job on an embedded default: an ibsim fat-tree XGFT(2;4,4;1,4) (8 switches, 16 hosts),
+# the stock opensm with libosmsdn.so (routing engine "sdn" + the SDN controller), one
+# ibsdn-switch-agent per switch, a job notice as Slurm's prolog sends it, the flow entries read
+# back from the switches, one route hop by hop, and the job's end. Everything started here is
+# stopped on exit, also on failure (logs are then kept and named).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh" release >/dev/null
-sim="$root/build/release/sim_backend/ibsdn-sim"
-topo=(--xgft "3;8,8,16;1,8,8")
-job=(--pattern random-perm --seed 7)
+build="$root/build/release"
+ctl="$build/cli/ibsdnctl"
+key=0xd3e0
+# shellcheck source=../tests/integration/ibsim_lib.sh
+source "$root/tests/integration/ibsim_lib.sh"
+ibsim_lib_init demo
+OPENSM_PLUGIN_DIR=$build/plugin
+export IBSDN_SOCKET=$WORK/notice.sock
+step() { printf '\n== %s\n' "$*"; }
 
-"$sim" topo "${topo[@]}"
-for alg in dmodk sdn-greedy sdn-optimal; do
-  echo
-  "$sim" route "${topo[@]}" "${job[@]}" --alg "$alg" | sed -n '4,9p'
+step "fabric: XGFT(2;4,4;1,4) as an ibsim netlist"
+"$build/sim_backend/ibsdn-sim" topo --xgft "2;4,4;1,4" --netlist "$WORK/fabric.net"
+ibsim_start "$WORK/fabric.net"
+mapfile -t switches < <(sed -n 's/^Switch\t\([0-9]*\)\t"\([^"]*\)".*/\2 \1/p' "$WORK/fabric.net")
+for entry in "${switches[@]}"; do
+  read -r name ports <<<"$entry"
+  sim_start "agent-$name" "$name" "$build/mad/agent/ibsdn-switch-agent" --key "$key" \
+    --num-ports "$ports" --log "$WORK/agent-$name.log"
 done
+for entry in "${switches[@]}"; do
+  read -r name _ <<<"$entry"
+  wait_for_file_text "$WORK/agent-$name.log" "attached" 10 || fail "agent on $name did not start"
+done
+echo "ibsim up, ${#switches[@]} switch agents attached"
+
+step "opensm with the plugin (routing engine sdn, controller config $WORK/ibsdn.yaml)"
+umask 077
+cat >"$WORK/ibsdn.yaml" <<CONF
+notice_socket: $WORK/notice.sock
+state_dir: $WORK/state
+switch_key: $key
+slurm_user: root
+CONF
+umask 022
+opensm_conf "$WORK/osm" "event_plugin_name osmsdn" "event_plugin_options config=$WORK/ibsdn.yaml"
+opensm_start opensm "$WORK/osm" -R sdn,no_fallback
+wait_for_file_text "$WORK/osm/opensm.log" "osmsdn: (warning: )?audit after SUBNET UP" 60 ||
+  fail "opensm did not come up with the plugin (see $WORK/osm/opensm.log)"
+grep -o "osmsdn: subnet up.*" "$WORK/osm/opensm.log" | head -n1
+"$ctl" ping
+
+hosts=$(printf 'n%04d,' $(seq 1 16))
+step "job 1001 starts (what PrologSlurmctld sends): 16 hosts, random permutation"
+echo "\$ ibsdnctl job start --job 1001 --user root --nodes n0001,...,n0016 --pattern random-perm"
+"$ctl" job start --job 1001 --user root --nodes "${hosts%,}" --pattern random-perm
+
+step "ibsdnctl jobs"
+"$ctl" jobs
+step "ibsdnctl flows --from-switch   (read back from the switches with FlowStats)"
+"$ctl" flows --from-switch
+step "ibsdnctl links --top 6"
+"$ctl" links --top 6
+
+# A pair whose route a flow entry changes, to show where it leaves the LFT.
+pair="n0001 n0002"
+for d in $(seq 2 16); do
+  dst=$(printf 'n%04d' "$d")
+  if "$ctl" --json route n0001 "$dst" | grep -q '"by":"flow"'; then pair="n0001 $dst"; break; fi
+done
+step "ibsdnctl route $pair"
+# shellcheck disable=SC2086
+"$ctl" route $pair
+
+step "ibsdnctl audit   (the switches' tables against the controller's intent)"
+"$ctl" audit
+step "job 1001 ends (EpilogSlurmctld): its entries are removed"
+"$ctl" job end --job 1001
+"$ctl" flows --from-switch
 echo
-echo "first 8 SDN-optimal routes (SRC DST SWITCH:OUTPUT-PORT ...):"
-paths="$(mktemp)"
-trap 'rm -f "$paths"' EXIT
-"$sim" route "${topo[@]}" "${job[@]}" --alg sdn-optimal --paths "$paths" >/dev/null
-head -n 8 "$paths"
+echo "demo done; stopping opensm, the agents and ibsim"
