@@ -1,7 +1,8 @@
 #include "plugin/job_flows.hpp"
 
-#include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "plugin/controller/names.hpp"
@@ -28,17 +29,42 @@ std::optional<NodeIdx> resolve_host(const AbiFabric& f, const HostMap* map,
 
 std::vector<NodeIdx> resolve_hosts(const AbiFabric& f, const HostMap* map,
                                    std::span<const std::string> hosts) {
+  // One pass over the HCAs: every whole-word prefix of each NodeDescription ("n01", "n01 HCA-1")
+  // and each node name, so that a job of N hosts resolves in O(N + HCAs), not O(N x HCAs).
+  std::unordered_map<std::string_view, NodeIdx> by_prefix;
+  for (const NodeIdx n : f.fabric.hcas()) {
+    const Node& node = f.fabric.node(n);
+    const std::string_view d = node.description;
+    for (std::size_t end = d.find(' ');; end = d.find(' ', end + 1)) {
+      by_prefix.emplace(d.substr(0, end), n);
+      if (end == std::string_view::npos) break;
+    }
+    by_prefix.emplace(node.name, n);
+  }
+  const auto lookup = [&](const std::string& host) -> std::optional<NodeIdx> {
+    if (const HostMapEntry* e = map != nullptr ? map->find(host) : nullptr) {
+      if (e->guid) {
+        const auto it = f.by_guid.find(e->guid->value());
+        if (it == f.by_guid.end() || !f.fabric.node(it->second).is_hca()) return std::nullopt;
+        return it->second;
+      }
+      const auto it = by_prefix.find(e->description_prefix);
+      return it == by_prefix.end() ? std::nullopt : std::optional<NodeIdx>(it->second);
+    }
+    const auto it = by_prefix.find(host);
+    return it == by_prefix.end() ? std::nullopt : std::optional<NodeIdx>(it->second);
+  };
   std::vector<NodeIdx> out;
   out.reserve(hosts.size());
   std::vector<std::string> unknown;
-  std::map<NodeIdx, std::size_t> seen;
+  std::unordered_map<std::uint32_t, std::size_t> seen;
   for (std::size_t i = 0; i < hosts.size(); ++i) {
-    const auto n = resolve_host(f, map, hosts[i]);
+    const auto n = lookup(hosts[i]);
     if (!n) {
       unknown.push_back(hosts[i]);
       continue;
     }
-    if (const auto [it, fresh] = seen.emplace(*n, i); !fresh) {
+    if (const auto [it, fresh] = seen.emplace(n->value(), i); !fresh) {
       throw NoticeFailure(ErrorCode::kInvalid,
                           "hosts " + quote_for_message(hosts[it->second]) + " and " +
                               quote_for_message(hosts[i]) + " are the same HCA (" +
