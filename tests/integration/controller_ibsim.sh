@@ -48,7 +48,12 @@ switch_key: $key
 mad: {timeout_ms: 200, retries: 2}
 job_start_timeout_ms: 5000
 audit_interval_ms: 1000
+socket_group: nogroup
 EOF
+chmod 600 "$WORK/ibsdn.yaml"
+# The socket is 0660 root:nogroup: "nobody" (gid nogroup) may connect, "daemon" may not. The
+# work directory must let them reach it.
+chmod 755 "$WORK"
 
 ibsim_start "$WORK/fabric.net"
 start_agent() {  # NAME PORTS
@@ -238,15 +243,38 @@ for payload, code in cases:
         print(f"expected {code}, got {r}", file=sys.stderr)
         sys.exit(1)
 EOF
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" "$@"; }
 rc=0
-setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" ping >/dev/null 2>&1 || rc=$?
-((rc == 3)) || fail "user nobody reached the 0600 socket (ibsdnctl exit $rc)"
+setpriv --reuid=1 --regid=1 --clear-groups "$ctl" ping >/dev/null 2>&1 || rc=$?
+((rc == 3)) || fail "user daemon (not in the socket's group) reached the socket (exit $rc)"
+as_nobody ping >/dev/null || fail "user nobody (group nogroup) cannot use the socket"
+rc=0
+out=$(as_nobody job start --job 47 --user nobody --nodes n0001,n0002 --pattern ring 2>&1) || rc=$?
+((rc == 1)) && grep -q "forbidden" <<<"$out" || fail "nobody started a job (exit $rc: $out)"
+rc=0
+out=$(as_nobody job phase --job 43 --begin x --pattern ring 2>&1) || rc=$?
+((rc == 1)) && grep -q "forbidden" <<<"$out" || fail "nobody changed root's job 43 (exit $rc: $out)"
+rc=0
+out=$(as_nobody audit --repair 2>&1) || rc=$?
+((rc == 1)) && grep -q "forbidden" <<<"$out" || fail "nobody ran a repair (exit $rc: $out)"
 "$ctl" --json jobs >"$WORK/jobs-after"
 tables --from-switch >"$WORK/switches-after"
 cmp -s "$WORK/jobs-before" "$WORK/jobs-after" || fail "bad notices changed the jobs"
 diff -u "$WORK/switches-before" "$WORK/switches-after" >&2 || fail "bad notices changed the tables"
 proc_alive opensm || fail "opensm died"
-pass "bad notices refused with their codes, nobody cannot connect; jobs and tables unchanged"
+pass "bad notices refused with their codes; daemon cannot connect, nobody may query but not start, change others' jobs or repair; jobs and tables unchanged"
+
+# A user's own job: root (Slurm) starts it for nobody, nobody announces its phases.
+"$ctl" job start --job 48 --user nobody --uid 65534 --nodes n0001,n0002,n0005,n0006 \
+  --pattern shift:k=2 >/dev/null || fail "job start 48 for nobody"
+as_nobody job phase --job 48 --begin swap --pattern shift:k=1 >/dev/null ||
+  fail "nobody could not begin a phase of its own job"
+[[ $("$ctl" --json jobs | python3 -c 'import json,sys; print([j["phase"] for j in json.load(sys.stdin)["jobs"] if j["job"] == 48][0])') == swap ]] ||
+  fail "job 48's phase is not 'swap'"
+as_nobody job phase --job 48 --end swap >/dev/null || fail "nobody could not end its phase"
+"$ctl" job end --job 48 >/dev/null || fail "job end 48"
+wait_switches_hold_intent "after job 48"
+pass "nobody's own job: its phase notices accepted, entries swapped and back"
 
 # --- 7. a cable unplugged under a job's entries -------------------------------------------------
 for id in 43 44 45; do "$ctl" job end --job "$id" >/dev/null || fail "job end $id"; done

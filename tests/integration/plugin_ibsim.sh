@@ -6,6 +6,8 @@
 #     switch LID, and after SUBNET UP the controller audits every switch through its agent.
 #  2. `opensm --once -R ftree`: another engine fills the LFTs; the plugin still snapshots them
 #     and audits every agent.
+#  3. a configuration file with a mistake: opensm logs FILE:LINE:COLUMN and runs without the
+#     plugin.
 #
 # Usage: plugin_ibsim.sh BUILD_DIR    (exit 77: a required tool is missing)
 set -euo pipefail
@@ -114,6 +116,18 @@ grep -q "osmsdn: subnet up, routed by 'ftree': 24 nodes (8 switches, 16 CAs), 32
 grep -q "osmsdn: sdn engine" "$log" && fail "the sdn engine ran although ftree was chosen"
 "$check" "$WORK/fabric.net" "$WORK/ftree/dump" || fail "the ftree LFTs do not connect every HCA pair"
 expect_audit ftree
+
+# 3. A broken configuration: the plugin stays out, opensm logs where the mistake is and routes.
+dir="$WORK/badconf"
+mkdir -p "$dir"
+printf 'state_dir: %s/state\ntable_capacity: lots\n' "$dir" >"$dir/ibsdn.yaml"
+opensm_conf "$dir" "event_plugin_name osmsdn" "event_plugin_options config=$dir/ibsdn.yaml" \
+  "sa_db_dump TRUE"
+opensm_run "$dir" -R ftree || fail "opensm with a broken plugin configuration failed"
+grep -q "SUBNET UP" "$dir/opensm.log" || fail "no SUBNET UP with a broken plugin configuration"
+grep -q "ibsdn.yaml:2:17: table_capacity" "$dir/opensm.log" ||
+  fail "opensm's log does not say where the configuration is wrong"
+grep -q "osmsdn: subnet up" "$dir/opensm.log" && fail "the plugin ran with a broken configuration"
 
 ((have_agent)) || echo "NOTE: ran without ibsdn-switch-agent (not built)"
 echo "PASS"
