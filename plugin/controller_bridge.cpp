@@ -71,7 +71,13 @@ int osmsdn_create(uint32_t abi_version, const osmsdn_glue_ops* ops, const char* 
   return guarded(&log, "osmsdn_create", [&] {
     ibsdn::plugin::Options parsed = ibsdn::plugin::parse_options(options ? options : "");
     const std::string settings = parsed.to_string();
-    auto ctx = std::make_unique<osmsdn_ctx>(*ops, std::move(parsed));
+    std::unique_ptr<osmsdn_ctx> ctx;
+    try {
+      ctx = std::make_unique<osmsdn_ctx>(*ops, std::move(parsed));
+    } catch (const std::runtime_error& e) {
+      // A mistake of the operator's (configuration, state directory, socket path), not a bug.
+      throw std::invalid_argument(std::string("cannot start the controller: ") + e.what());
+    }
     log.info("controller started (" + settings + ")");
     *out = ctx.release();
   });

@@ -125,7 +125,8 @@ opensm_conf "$dir" "event_plugin_name osmsdn" "event_plugin_options config=$dir/
   "sa_db_dump TRUE"
 opensm_run "$dir" -R ftree || fail "opensm with a broken plugin configuration failed"
 grep -q "SUBNET UP" "$dir/opensm.log" || fail "no SUBNET UP with a broken plugin configuration"
-grep -q "ibsdn.yaml:2:17: table_capacity" "$dir/opensm.log" ||
+grep -q "osmsdn: osmsdn_create: cannot start the controller: .*ibsdn.yaml:2:17: table_capacity" \
+  "$dir/opensm.log" ||
   fail "opensm's log does not say where the configuration is wrong"
 grep -q "osmsdn: subnet up" "$dir/opensm.log" && fail "the plugin ran with a broken configuration"
 
