@@ -226,18 +226,10 @@ void JobController::revalidate(bool first) {
 }
 
 void JobController::withdraw(JobId id, Job& j) {
-  std::vector<SwitchChange> switches;
-  for (const auto& [g, e] : j.entries) {
-    if (const auto sw = switch_of(g))
-      switches.push_back(SwitchChange{g, sw->lid, sw->name, {}, {}});
-  }
-  const auto failed = delete_cookie(client_, config_.switch_key, switches, id.value());
-  counters_["flow_mods_sent"] += switches.size();
-  for (const auto& [g, why] : failed) {
+  for (const auto& [g, why] : remove_entries(id, j)) {
     log(LogLevel::kWarn, job_text(id) + ": switch " + guid_text(g) + " did not remove the job's " +
                              "entries (" + why + "); the next audit will");
   }
-  if (net_->job(id)) net_->remove_job(id);
   j.entries.clear();
   j.routed = false;
   j.ready.degraded = true;
@@ -517,24 +509,35 @@ void JobController::place(JobId id, Job& j, Clock::time_point started) {
   persist(id, j);
 }
 
-json JobController::job_end(const JobEndRequest& r) {
-  const auto it = jobs_.find(r.job);
+JobController::Job& JobController::active_job(JobId id) {
+  const auto it = jobs_.find(id);
   if (it == jobs_.end()) {
-    throw NoticeFailure(ErrorCode::kUnknownJob, job_text(r.job) + " is not active", "/job");
+    throw NoticeFailure(ErrorCode::kUnknownJob, job_text(id) + " is not active", "/job");
   }
-  Job& j = it->second;
+  return it->second;
+}
+
+std::map<Guid, std::string> JobController::remove_entries(JobId id, const Job& j) {
   std::vector<SwitchChange> switches;
-  std::size_t entries = 0;
   for (const auto& [g, e] : j.entries) {
-    entries += e.size();
-    if (const auto sw = switch_of(g))
+    if (const auto sw = switch_of(g)) {
       switches.push_back(SwitchChange{g, sw->lid, sw->name, {}, {}});
+    }
   }
-  const auto failed = delete_cookie(client_, config_.switch_key, switches, r.job.value());
+  auto failed = delete_cookie(client_, config_.switch_key, switches, id.value());
   counters_["flow_mods_sent"] += switches.size();
-  if (net_->job(r.job)) net_->remove_job(r.job);
+  if (net_->job(id)) net_->remove_job(id);
+  return failed;
+}
+
+json JobController::job_end(const JobEndRequest& r) {
+  const Job& j = active_job(r.job);
+  std::size_t entries = 0;
+  for (const auto& [g, e] : j.entries) entries += e.size();
+  const std::size_t switches = j.entries.size();
+  const auto failed = remove_entries(r.job, j);
   unpersist(r.job);
-  jobs_.erase(it);
+  jobs_.erase(r.job);
   ++counters_["jobs_ended"];
   json out = ok_response();
   out["job"] = r.job.value();
@@ -547,18 +550,14 @@ json JobController::job_end(const JobEndRequest& r) {
   out["warnings"] = warnings;
   log(LogLevel::kInfo,
       job_text(r.job) + " ended: " + std::to_string(entries) + " entries on " +
-          std::to_string(switches.size()) + " switches removed" +
+          std::to_string(switches) + " switches removed" +
           (failed.empty() ? ""
                           : ", " + std::to_string(failed.size()) + " switches did not answer"));
   return out;
 }
 
 json JobController::phase(const PhaseRequest& r) {
-  const auto it = jobs_.find(r.job);
-  if (it == jobs_.end()) {
-    throw NoticeFailure(ErrorCode::kUnknownJob, job_text(r.job) + " is not active", "/job");
-  }
-  Job& j = it->second;
+  Job& j = active_job(r.job);
   const Job saved = j;
   if (r.action == PhaseAction::kEnd) {
     if (j.phase != r.name) {
@@ -601,11 +600,7 @@ json JobController::phase(const PhaseRequest& r) {
 }
 
 json JobController::hint(const HintRequest& r) {
-  const auto it = jobs_.find(r.job);
-  if (it == jobs_.end()) {
-    throw NoticeFailure(ErrorCode::kUnknownJob, job_text(r.job) + " is not active", "/job");
-  }
-  Job& j = it->second;
+  Job& j = active_job(r.job);
   const Job saved = j;
   // The notice replaces the job's elephant pairs (docs/notice-protocol.md); [] clears them.
   j.request.elephants = r.elephants;

@@ -119,6 +119,11 @@ class JobController {
   /// had; fills j.ready. Throws NoticeFailure; the job's previous placement is then kept.
   void place(JobId id, Job& j, std::chrono::steady_clock::time_point started);
   const Traffic& current_traffic(const Job& j) const;
+  /// The active job `id`; throws NoticeFailure(kUnknownJob).
+  Job& active_job(JobId id);
+  /// Deletes the job's entries by cookie on every switch that has some and removes its load;
+  /// the switches that did not confirm, with why.
+  std::map<Guid, std::string> remove_entries(JobId id, const Job& j);
   /// Removes the job's entries from the switches and its load: its traffic takes the default
   /// routes. The job stays active (degraded) until job_end.
   void withdraw(JobId id, Job& j);
