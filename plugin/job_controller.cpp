@@ -409,7 +409,8 @@ void JobController::place(JobId id, Job& j, Clock::time_point started) {
   }
 
   // Compile and install; a switch that fails is excluded and the job recompiled without it.
-  const auto compile_start = Clock::now();
+  // compile_ms: the compiler and the trace of the effective paths; install_ms: storing the
+  // intent, the FlowMods and the barriers.
   CompileOptions opt;
   opt.level = config_.flow_definition_level;
   opt.capacity = static_cast<std::uint32_t>(config_.table_capacity);
@@ -420,14 +421,15 @@ void JobController::place(JobId id, Job& j, Clock::time_point started) {
   std::map<Guid, std::vector<FlowEntry>> believed = j.entries;
   double install_ms = 0;
   for (int attempt = 0;; ++attempt) {
+    const auto compile_start = Clock::now();
     compiled = compile_flows(f, fabric_->lfts, flows, paths, id, opt);
     std::map<Guid, std::vector<FlowEntry>> next;
     for (auto& [sw, entries] : compiled.tables) next[f.node(sw).guid] = std::move(entries);
     ready.compile_ms += ms_since(compile_start);
-    j.entries = next;
-    persist(id, j);  // the intent first: a crash mid-install is repaired by the next audit
 
     const auto install_start = Clock::now();
+    j.entries = next;
+    persist(id, j);  // the intent first: a crash mid-install is repaired by the next audit
     std::vector<SwitchChange> changes;
     std::set<Guid> touched;
     for (const auto& [g, e] : believed) touched.insert(g);
@@ -468,6 +470,7 @@ void JobController::place(JobId id, Job& j, Clock::time_point started) {
   ready.install_ms = install_ms;
 
   // What the fabric will carry: every flow traced through the LFTs and all jobs' entries.
+  const auto trace_start = Clock::now();
   TraceOptions to;
   to.override_port = flow_table_override(all_tables(std::make_pair(id, &j.entries)));
   std::vector<Path> effective;
@@ -501,12 +504,15 @@ void JobController::place(JobId id, Job& j, Clock::time_point started) {
                              (excluded.empty() ? "" : " or a switch failed"));
   }
   ready.degraded = !excluded.empty() || compiled.flows_on_default > 0;
+  ready.compile_ms += ms_since(trace_start);
   j.flows = std::move(flows);
   j.effective = std::move(effective);
   j.signature = std::move(signature);
   j.routed = true;
+  const auto store_start = Clock::now();
+  persist(id, j);  // the ready answer, for a repeated job_start after a restart
+  ready.install_ms += ms_since(store_start);
   j.ready = std::move(ready);
-  persist(id, j);
 }
 
 JobController::Job& JobController::active_job(JobId id) {
