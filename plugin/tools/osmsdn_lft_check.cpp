@@ -12,19 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "plugin/tools/opensm_dump_input.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/lft.hpp"
 #include "routing/netlist.hpp"
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Report {
   std::size_t failures = 0;
@@ -66,10 +59,7 @@ int main(int argc, char** argv) {
   ibsdn::Fabric f;
   ibsdn::LftSet lfts;
   try {
-    f = ibsdn::parse_netlist(read_file(netlist), netlist);
-    lfts = ibsdn::lfts_from_opensm_dump(
-        f, read_file(dump_dir + "/opensm-lfts.dump"), read_file(dump_dir + "/opensm-subnet.lst"),
-        dump_dir + "/opensm-lfts.dump", dump_dir + "/opensm-subnet.lst");
+    lfts = ibsdn::tools::load_netlist_and_dump(netlist, dump_dir, f);
   } catch (const std::exception& e) {
     std::cerr << "osmsdn-lft-check: " << e.what() << "\n";
     return 2;

@@ -15,20 +15,13 @@
 
 #include "flowtable/flow_table.hpp"
 #include "flowtable/flow_text.hpp"
+#include "plugin/tools/opensm_dump_input.hpp"
 #include "routing/lft.hpp"
 #include "routing/netlist.hpp"
 
 namespace {
 
 using nlohmann::json;
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::uint64_t parse_guid(const std::string& text) {
   return std::stoull(text, nullptr, 16);
@@ -54,15 +47,12 @@ int main(int argc, char** argv) {
   std::map<ibsdn::NodeIdx, ibsdn::FlowTable> tables;
   std::vector<json> reported;
   try {
-    f = ibsdn::parse_netlist(read_file(netlist), netlist);
-    lfts = ibsdn::lfts_from_opensm_dump(
-        f, read_file(dump_dir + "/opensm-lfts.dump"), read_file(dump_dir + "/opensm-subnet.lst"),
-        dump_dir + "/opensm-lfts.dump", dump_dir + "/opensm-subnet.lst");
+    lfts = ibsdn::tools::load_netlist_and_dump(netlist, dump_dir, f);
     std::map<std::uint64_t, ibsdn::NodeIdx> by_guid;
     for (std::uint32_t i = 0; i < f.num_nodes(); ++i) {
       by_guid[f.node(ibsdn::NodeIdx(i)).guid.value()] = ibsdn::NodeIdx(i);
     }
-    const json sf = json::parse(read_file(switch_flows));
+    const json sf = json::parse(ibsdn::tools::read_file(switch_flows));
     for (const json& sw : sf.at("switches")) {
       const auto it = by_guid.find(parse_guid(sw.at("guid").get<std::string>()));
       if (it == by_guid.end()) throw std::runtime_error("a switch GUID not in the netlist");
@@ -76,7 +66,7 @@ int main(int argc, char** argv) {
       }
       tables.emplace(it->second, std::move(t));
     }
-    std::istringstream lines(read_file(routes));
+    std::istringstream lines(ibsdn::tools::read_file(routes));
     for (std::string line; std::getline(lines, line);) {
       if (!line.empty()) reported.push_back(json::parse(line));
     }
