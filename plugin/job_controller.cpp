@@ -697,47 +697,35 @@ json JobController::links(const LinksQuery& q) const {
 json JobController::route(const RouteQuery& q) const {
   const Fabric& f = fabric_->fabric.fabric;
   const HostMap* map = hosts_ ? &*hosts_ : nullptr;
-  const auto src = resolve_host(fabric_->fabric, map, q.src);
-  const auto dst = resolve_host(fabric_->fabric, map, q.dst);
-  if (!src || !dst) {
-    throw NoticeFailure(ErrorCode::kUnknownHost,
-                        "no HCA for host " + quote_for_message(!src ? q.src : q.dst),
-                        !src ? "/src" : "/dst");
-  }
-  std::map<NodeIdx, FlowTable> tables;
-  for (const auto& [sw, entries] : all_tables()) {
-    FlowTable t(FlowTableConfig{static_cast<std::uint32_t>(entries.size()),
-                                FlowDefinitionLevel::kSlidDlidSlQp, 254});
-    for (const FlowEntry& e : entries) t.add(e);
-    tables.emplace(sw, std::move(t));
-  }
-  TraceOptions to;
-  to.override_port = [&tables](NodeIdx sw, const PacketHeader& h) -> std::optional<PortNum> {
-    const auto it = tables.find(sw);
-    if (it == tables.end()) return std::nullopt;
-    const FlowEntry* e = it->second.peek(h);
-    if (e == nullptr) return std::nullopt;
-    return e->action.output;
+  const auto host = [&](const std::string& name, const char* at) {
+    try {
+      return resolve_hosts(fabric_->fabric, map, std::span(&name, 1)).front();
+    } catch (const NoticeFailure& e) {
+      throw NoticeFailure(e.code(), e.what(), at);
+    }
   };
-  const Trace t = trace(f, fabric_->lfts, *src, *dst, to);
+  const NodeIdx src = host(q.src, "/src");
+  const NodeIdx dst = host(q.dst, "/dst");
+  const auto tables = std::make_shared<const FlowTables>(build_flow_tables(all_tables()));
+  TraceOptions to;
+  to.override_port = flow_table_override(tables);
+  const Trace t = trace(f, fabric_->lfts, src, dst, to);
   if (!t.ok()) {
     throw NoticeFailure(ErrorCode::kUnroutable, q.src + " -> " + q.dst + ": " + t.error);
   }
-  const PacketHeader h{fabric_->lfts.lids.lid(*src), fabric_->lfts.lids.lid(*dst)};
+  const PacketHeader h{fabric_->lfts.lids.lid(src), fabric_->lfts.lids.lid(dst)};
   std::vector<RouteHop> hops;
   for (const LinkId l : t.path) {
     const Link& link = f.link(l);
     RouteHop hop{f.node(link.from).name, f.node(link.from).guid, link.from_port, false, 0};
-    if (const auto it = tables.find(link.from); it != tables.end()) {
-      if (const FlowEntry* e = it->second.peek(h)) {
-        hop.by_flow_entry = true;
-        hop.cookie = e->cookie;
-      }
+    if (const FlowEntry* e = winning_entry(*tables, link.from, h)) {
+      hop.by_flow_entry = true;
+      hop.cookie = e->cookie;
     }
     hops.push_back(std::move(hop));
   }
   json r = route_response(q.src, q.dst, hops);
-  r["to"] = f.node(*dst).name;
+  r["to"] = f.node(dst).name;
   return r;
 }
 

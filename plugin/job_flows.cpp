@@ -10,23 +10,6 @@
 
 namespace ibsdn::plugin {
 
-std::optional<NodeIdx> resolve_host(const AbiFabric& f, const HostMap* map,
-                                    const std::string& host) {
-  const HostMapEntry* entry = map != nullptr ? map->find(host) : nullptr;
-  for (const NodeIdx n : f.fabric.hcas()) {
-    const Node& node = f.fabric.node(n);
-    if (entry != nullptr) {
-      if (entry->guid ? node.guid == *entry->guid
-                      : description_matches(node.description, entry->description_prefix)) {
-        return n;
-      }
-    } else if (description_matches(node.description, host) || node.name == host) {
-      return n;
-    }
-  }
-  return std::nullopt;
-}
-
 std::vector<NodeIdx> resolve_hosts(const AbiFabric& f, const HostMap* map,
                                    std::span<const std::string> hosts) {
   // One pass over the HCAs: every whole-word prefix of each NodeDescription ("n01", "n01 HCA-1")

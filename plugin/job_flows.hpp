@@ -29,14 +29,11 @@ class NoticeFailure : public std::runtime_error {
   std::string at_;
 };
 
-/// The HCA a host name stands for: the host map's entry when there is one (by node GUID or
-/// NodeDescription prefix), otherwise the HCA whose NodeDescription's first word is the host
-/// name ("node01 HCA-1", what HCA drivers report). nullopt when no HCA matches.
-std::optional<NodeIdx> resolve_host(const AbiFabric& f, const HostMap* map,
-                                    const std::string& host);
-
-/// Every host, in order. Throws NoticeFailure(kUnknownHost) listing the hosts the fabric has no
-/// HCA for (at most 10 named), and kInvalid when two hosts resolve to the same HCA.
+/// The HCA of every host, in order: the host map's entry when there is one (by node GUID or
+/// NodeDescription prefix), otherwise the HCA whose NodeDescription's first word (or node name) is
+/// the host name ("node01 HCA-1", what HCA drivers report). Throws NoticeFailure(kUnknownHost)
+/// listing the hosts the fabric has no HCA for (at most 10 named), and kInvalid when two hosts
+/// resolve to the same HCA.
 std::vector<NodeIdx> resolve_hosts(const AbiFabric& f, const HostMap* map,
                                    std::span<const std::string> hosts);
 

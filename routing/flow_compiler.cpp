@@ -35,22 +35,34 @@ std::vector<Hop> switch_hops(const Fabric& f, const Path& p) {
 
 }  // namespace
 
-ForwardingOverride flow_table_override(const std::map<NodeIdx, std::vector<FlowEntry>>& tables) {
-  auto built = std::make_shared<std::map<NodeIdx, FlowTable>>();
+FlowTables build_flow_tables(const std::map<NodeIdx, std::vector<FlowEntry>>& tables) {
+  FlowTables built;
   for (const auto& [sw, entries] : tables) {
-    FlowTable t(FlowTableConfig{static_cast<std::uint32_t>(entries.size()),
-                                FlowDefinitionLevel::kSlidDlidSlQp, 254});
+    FlowTable t(
+        FlowTableConfig{static_cast<std::uint32_t>(std::max<std::size_t>(1, entries.size())),
+                        FlowDefinitionLevel::kSlidDlidSlQp, 254});
     for (const FlowEntry& e : entries) {
       const FlowModResult r = t.add(e);
       if (!r.ok()) throw std::invalid_argument("flow entry for tracing: " + r.detail);
     }
-    built->emplace(sw, std::move(t));
+    built.emplace(sw, std::move(t));
   }
+  return built;
+}
+
+const FlowEntry* winning_entry(const FlowTables& tables, NodeIdx sw, const PacketHeader& h) {
+  const auto it = tables.find(sw);
+  return it == tables.end() ? nullptr : it->second.peek(h);
+}
+
+ForwardingOverride flow_table_override(const std::map<NodeIdx, std::vector<FlowEntry>>& tables) {
+  return flow_table_override(std::make_shared<const FlowTables>(build_flow_tables(tables)));
+}
+
+ForwardingOverride flow_table_override(std::shared_ptr<const FlowTables> built) {
   return [built](NodeIdx sw, const PacketHeader& h) -> std::optional<PortNum> {
-    auto it = built->find(sw);
-    if (it == built->end()) return std::nullopt;
-    const FlowEntry* e = it->second.peek(h);
-    if (!e) return std::nullopt;
+    const FlowEntry* e = winning_entry(*built, sw, h);
+    if (e == nullptr) return std::nullopt;
     return e->action.output;
   };
 }

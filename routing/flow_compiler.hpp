@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "flowtable/flow_entry.hpp"
+#include "flowtable/flow_table.hpp"
 #include "flowtable/match.hpp"
 #include "routing/fabric.hpp"
 #include "routing/flow.hpp"
@@ -50,7 +52,17 @@ struct CompiledFlows {
 CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const Flow> flows,
                             std::span<const Path> paths, JobId job, const CompileOptions& opt);
 
+/// Per-switch entries loaded into flow tables (matching every field), for lookups by tracers.
+/// Throws std::invalid_argument when an entry does not load.
+using FlowTables = std::map<NodeIdx, FlowTable>;
+FlowTables build_flow_tables(const std::map<NodeIdx, std::vector<FlowEntry>>& tables);
+
+/// The entry that wins at switch `sw` for header `h`, or nullptr (the LFT decides).
+const FlowEntry* winning_entry(const FlowTables& tables, NodeIdx sw, const PacketHeader& h);
+
 /// A tracer hook that consults per-switch entries (e.g. CompiledFlows::tables) before the LFT.
 ForwardingOverride flow_table_override(const std::map<NodeIdx, std::vector<FlowEntry>>& tables);
+/// The same over tables already built (shared with the caller, e.g. to ask winning_entry()).
+ForwardingOverride flow_table_override(std::shared_ptr<const FlowTables> tables);
 
 }  // namespace ibsdn

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "flowtable/flow_table.hpp"
 #include "flowtable/flow_text.hpp"
 #include "plugin/tools/opensm_dump_input.hpp"
+#include "routing/flow_compiler.hpp"
 #include "routing/lft.hpp"
 #include "routing/netlist.hpp"
 
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
 
   ibsdn::Fabric f;
   ibsdn::LftSet lfts;
-  std::map<ibsdn::NodeIdx, ibsdn::FlowTable> tables;
+  std::shared_ptr<const ibsdn::FlowTables> tables;
   std::vector<json> reported;
   try {
     lfts = ibsdn::tools::load_netlist_and_dump(netlist, dump_dir, f);
@@ -53,19 +53,15 @@ int main(int argc, char** argv) {
       by_guid[f.node(ibsdn::NodeIdx(i)).guid.value()] = ibsdn::NodeIdx(i);
     }
     const json sf = json::parse(ibsdn::tools::read_file(switch_flows));
+    std::map<ibsdn::NodeIdx, std::vector<ibsdn::FlowEntry>> entries;
     for (const json& sw : sf.at("switches")) {
       const auto it = by_guid.find(parse_guid(sw.at("guid").get<std::string>()));
       if (it == by_guid.end()) throw std::runtime_error("a switch GUID not in the netlist");
-      const json& entries = sw.at("entries");
-      ibsdn::FlowTable t(ibsdn::FlowTableConfig{
-          static_cast<std::uint32_t>(std::max<std::size_t>(1, entries.size())),
-          ibsdn::FlowDefinitionLevel::kSlidDlidSlQp, 254});
-      for (const json& e : entries) {
-        const auto r = t.add(ibsdn::parse_flow(e.at("text").get<std::string>()));
-        if (!r.ok()) throw std::runtime_error("entry does not load: " + r.detail);
+      for (const json& e : sw.at("entries")) {
+        entries[it->second].push_back(ibsdn::parse_flow(e.at("text").get<std::string>()));
       }
-      tables.emplace(it->second, std::move(t));
     }
+    tables = std::make_shared<const ibsdn::FlowTables>(ibsdn::build_flow_tables(entries));
     std::istringstream lines(ibsdn::tools::read_file(routes));
     for (std::string line; std::getline(lines, line);) {
       if (!line.empty()) reported.push_back(json::parse(line));
@@ -76,14 +72,7 @@ int main(int argc, char** argv) {
   }
 
   ibsdn::TraceOptions to;
-  to.override_port = [&tables](ibsdn::NodeIdx sw,
-                               const ibsdn::PacketHeader& h) -> std::optional<ibsdn::PortNum> {
-    const auto it = tables.find(sw);
-    if (it == tables.end()) return std::nullopt;
-    const ibsdn::FlowEntry* e = it->second.peek(h);
-    if (e == nullptr) return std::nullopt;
-    return e->action.output;
-  };
+  to.override_port = ibsdn::flow_table_override(tables);
   std::size_t failures = 0;
   std::size_t by_entry = 0;
   for (const json& r : reported) {
@@ -103,8 +92,7 @@ int main(int argc, char** argv) {
     bool entry_used = false;
     for (const ibsdn::LinkId l : t.path) {
       const ibsdn::Link& link = f.link(l);
-      const auto it = tables.find(link.from);
-      const bool flow = it != tables.end() && it->second.peek(h) != nullptr;
+      const bool flow = ibsdn::winning_entry(*tables, link.from, h) != nullptr;
       entry_used = entry_used || flow;
       traced << f.node(link.from).name << ":" << int(link.from_port.value())
              << (flow ? "(flow) " : " ");
