@@ -18,7 +18,7 @@
 
 #include "mad/switch_responder.hpp"
 #include "plugin/abi_fabric.hpp"
-#include "plugin/job_controller.hpp"
+#include "plugin/controller/job_controller.hpp"
 #include "plugin/sdn_engine.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/algorithm.hpp"
@@ -89,7 +89,7 @@ void run_case(const Case& c, int reps) {
   const Fabric generated = generate_xgft(XgftParams::parse(c.xgft));
   const LidMap lids = sequential_lids(generated);
   const test::AbiBuffers abi = test::to_abi(generated, lids);
-  AbiFabric f = fabric_from_abi(abi.view);
+  Subnet f = subnet_from_abi(abi.view);
   SdnTables sdn = compute_sdn_tables(f);  // recognises the XGFT too
   Switchboard board(f.fabric, f.lids, 0x5eed);
   Config cfg;

@@ -1,19 +1,14 @@
 #include "plugin/abi_fabric.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "flowtable/guid_text.hpp"
+
 namespace ibsdn::plugin {
 namespace {
-
-std::string hex64(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof(buf), "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string_view description_of(const osmsdn_node& n) {
   // The glue NUL-terminates; bound the scan anyway in case a caller did not.
@@ -36,10 +31,10 @@ std::string first_word(std::string_view desc) {
 }
 
 std::string node_label(const osmsdn_node& n) {
-  return "node " + hex64(n.guid) + " ('" + std::string(description_of(n)) + "')";
+  return "node " + guid_text(Guid(n.guid)) + " ('" + std::string(description_of(n)) + "')";
 }
 
-void add_lid(AbiFabric& out, NodeIdx node, PortNum port, std::uint16_t lid, std::uint8_t lmc,
+void add_lid(Subnet& out, NodeIdx node, PortNum port, std::uint16_t lid, std::uint8_t lmc,
              const osmsdn_node& n) {
   if (lid == 0) return;  // not assigned (yet): nothing routes to it
   try {
@@ -58,12 +53,6 @@ void add_lid(AbiFabric& out, NodeIdx node, PortNum port, std::uint16_t lid, std:
 }
 
 }  // namespace
-
-NodeIdx AbiFabric::node_of(std::uint64_t guid) const {
-  const auto it = by_guid.find(guid);
-  if (it == by_guid.end()) throw std::invalid_argument("no node with GUID " + hex64(guid));
-  return it->second;
-}
 
 double link_gbps(const osmsdn_port& p) {
   double lanes = 0.0;
@@ -119,7 +108,7 @@ double link_gbps(const osmsdn_port& p) {
   return lanes * lane_gbps;
 }
 
-AbiFabric fabric_from_abi(const osmsdn_fabric& in) {
+Subnet subnet_from_abi(const osmsdn_fabric& in) {
   if (in.num_nodes > 0 && in.nodes == nullptr) throw std::invalid_argument("no node array");
   if (in.num_ports > 0 && in.ports == nullptr) throw std::invalid_argument("no port array");
   const std::span<const osmsdn_node> nodes(in.nodes, in.num_nodes);
@@ -132,7 +121,7 @@ AbiFabric fabric_from_abi(const osmsdn_fabric& in) {
     }
   }
 
-  AbiFabric out;
+  Subnet out;
   out.sm_lid = Lid(in.sm_lid);
   std::vector<std::uint32_t> order;  // fabric node index -> ABI node index
   order.reserve(nodes.size());
@@ -146,19 +135,19 @@ AbiFabric fabric_from_abi(const osmsdn_fabric& in) {
     const osmsdn_node& n = nodes[i];
     const NodeKind kind = n.type == OSMSDN_NODE_SWITCH ? NodeKind::kSwitch : NodeKind::kHca;
     std::string name = first_word(description_of(n));
-    if (name.empty() || out.fabric.find(name)) name = "guid-" + hex64(n.guid);
-    const NodeIdx idx = out.fabric.add_node(kind, name, n.num_ports, Guid(n.guid));
-    Node& node = out.fabric.node(idx);
-    node.description = std::string(description_of(n));
-    if (!out.by_guid.emplace(n.guid, idx).second) {
-      throw std::invalid_argument(node_label(n) + " appears twice");
+    if (name.empty() || out.fabric.find(name)) name = "guid-" + guid_text(Guid(n.guid));
+    if (n.guid == 0 || out.fabric.find_guid(Guid(n.guid))) {
+      throw std::invalid_argument(node_label(n) +
+                                  (n.guid == 0 ? " has no GUID" : " appears twice"));
     }
+    const NodeIdx idx = out.fabric.add_node(kind, name, n.num_ports, Guid(n.guid));
+    out.fabric.node(idx).description = std::string(description_of(n));
   }
 
   // Cables: each is listed from both ends; build it once, from the end that sorts first.
   for (const std::uint32_t i : order) {
     const osmsdn_node& n = nodes[i];
-    const NodeIdx a = out.by_guid.at(n.guid);
+    const NodeIdx a = out.node_of(Guid(n.guid));
     for (std::uint32_t k = 0; k < n.num_ports; ++k) {
       const osmsdn_port& p = ports[n.first_port + k];
       if (p.num != k + 1) {
@@ -166,12 +155,13 @@ AbiFabric fabric_from_abi(const osmsdn_fabric& in) {
                                     " holds port " + std::to_string(p.num));
       }
       if (p.peer_node_guid == 0) continue;
-      const auto peer = out.by_guid.find(p.peer_node_guid);
-      if (peer == out.by_guid.end()) {
+      const auto peer = out.fabric.find_guid(Guid(p.peer_node_guid));
+      if (!peer) {
         throw std::invalid_argument(node_label(n) + " port " + std::to_string(p.num) +
-                                    " is cabled to unknown node " + hex64(p.peer_node_guid));
+                                    " is cabled to unknown node " +
+                                    guid_text(Guid(p.peer_node_guid)));
       }
-      const NodeIdx b = peer->second;
+      const NodeIdx b = *peer;
       if (a == b) continue;  // a loopback cable carries no route
       const osmsdn_node& m = nodes[order[b.value()]];
       if (p.peer_port == 0 || p.peer_port > m.num_ports) {
@@ -193,7 +183,7 @@ AbiFabric fabric_from_abi(const osmsdn_fabric& in) {
   out.lids = LidMap(out.fabric);
   for (const std::uint32_t i : order) {
     const osmsdn_node& n = nodes[i];
-    const NodeIdx idx = out.by_guid.at(n.guid);
+    const NodeIdx idx = out.node_of(Guid(n.guid));
     if (n.type == OSMSDN_NODE_SWITCH) {
       add_lid(out, idx, PortNum(0), n.lid, n.lmc, n);
       out.fabric.node(idx).lid = Lid(n.lid);
@@ -209,13 +199,14 @@ AbiFabric fabric_from_abi(const osmsdn_fabric& in) {
   return out;
 }
 
-LftSet lfts_from_abi(const AbiFabric& f, std::span<const osmsdn_lft> tables) {
+LftSet lfts_from_abi(const Subnet& f, std::span<const osmsdn_lft> tables) {
   LftSet out(f.fabric);
   out.lids = f.lids;
   for (const osmsdn_lft& t : tables) {
-    const NodeIdx sw = f.node_of(t.switch_guid);
+    const NodeIdx sw = f.node_of(Guid(t.switch_guid));
     if (!f.fabric.node(sw).is_switch()) {
-      throw std::invalid_argument("LFT for " + hex64(t.switch_guid) + ", which is not a switch");
+      throw std::invalid_argument("LFT for " + guid_text(Guid(t.switch_guid)) +
+                                  ", which is not a switch");
     }
     if (t.size > 0 && t.ports == nullptr) throw std::invalid_argument("LFT without entries");
     Lft& lft = out.table(sw);

@@ -25,7 +25,7 @@ std::string ms_since(Clock::time_point start) {
 }
 
 /// Every LID assigned in `f`: switches' and HCA ports'.
-std::vector<Lid> assigned_lids(const AbiFabric& f) {
+std::vector<Lid> assigned_lids(const Subnet& f) {
   std::vector<Lid> out;
   for (std::uint32_t i = 0; i < f.fabric.num_nodes(); ++i) {
     const NodeIdx n(i);
@@ -135,7 +135,7 @@ void Controller::stop() {
 void Controller::compute_lfts(const osmsdn_fabric& fabric,
                               std::span<const osmsdn_lft> tables) const {
   const auto start = Clock::now();
-  AbiFabric f = fabric_from_abi(fabric);
+  Subnet f = subnet_from_abi(fabric);
   const SdnTables t = compute_sdn_tables(f);
   write_tables(f, t.lfts, tables);
   glue_.info("sdn engine: " + t.algorithm + " on " + t.topology + "; " +
@@ -257,7 +257,7 @@ void Controller::handle(SubnetUp& s) {
   const auto start = Clock::now();
   const osmsdn_fabric view{s.nodes.data(), static_cast<std::uint32_t>(s.nodes.size()),
                            s.ports.data(), static_cast<std::uint32_t>(s.ports.size()), s.sm_lid};
-  AbiFabric f = fabric_from_abi(view);
+  Subnet f = subnet_from_abi(view);
   std::vector<osmsdn_lft> tables(s.lft_switches.size());
   for (std::size_t i = 0; i < tables.size(); ++i) {
     tables[i] = osmsdn_lft{s.lft_switches[i], s.lft_entries[i].data(),

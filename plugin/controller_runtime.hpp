@@ -28,11 +28,11 @@
 #include "osmsdn_abi.h"
 #include "plugin/abi_fabric.hpp"
 #include "plugin/controller/config.hpp"
+#include "plugin/controller/job_controller.hpp"
 #include "plugin/controller/notice_server.hpp"
 #include "plugin/controller/state_store.hpp"
 #include "plugin/glue_services.hpp"
 #include "plugin/glue_transport.hpp"
-#include "plugin/job_controller.hpp"
 #include "plugin/options.hpp"
 
 namespace ibsdn::plugin {

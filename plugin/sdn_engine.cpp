@@ -9,7 +9,7 @@
 
 namespace ibsdn::plugin {
 
-SdnTables compute_sdn_tables(AbiFabric& f) {
+SdnTables compute_sdn_tables(Subnet& f) {
   SdnTables out;
   std::string why;
   if (recognize_xgft(f.fabric, &why)) {
@@ -30,11 +30,11 @@ SdnTables compute_sdn_tables(AbiFabric& f) {
   return out;
 }
 
-void write_tables(const AbiFabric& f, const LftSet& lfts, std::span<const osmsdn_lft> tables) {
+void write_tables(const Subnet& f, const LftSet& lfts, std::span<const osmsdn_lft> tables) {
   std::vector<NodeIdx> switches;
   switches.reserve(tables.size());
   for (const osmsdn_lft& t : tables) {
-    const NodeIdx sw = f.node_of(t.switch_guid);
+    const NodeIdx sw = f.node_of(Guid(t.switch_guid));
     if (!f.fabric.node(sw).is_switch()) {
       throw std::invalid_argument("a table for " + f.fabric.node(sw).name +
                                   ", which is not a switch");

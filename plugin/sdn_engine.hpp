@@ -22,11 +22,11 @@ struct SdnTables {
 };
 
 /// Throws std::invalid_argument when the fabric cannot be routed (e.g. an HCA unreachable).
-SdnTables compute_sdn_tables(AbiFabric& f);
+SdnTables compute_sdn_tables(Subnet& f);
 
 /// Writes `lfts` into the glue's tables (entries beyond a table's size are dropped, unset ones
 /// become OSMSDN_NO_PATH, LMC aliases take their base LID's port). Checks every table's switch
 /// before writing any, so on an exception nothing was written.
-void write_tables(const AbiFabric& f, const LftSet& lfts, std::span<const osmsdn_lft> tables);
+void write_tables(const Subnet& f, const LftSet& lfts, std::span<const osmsdn_lft> tables);
 
 }  // namespace ibsdn::plugin

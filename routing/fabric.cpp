@@ -3,6 +3,7 @@
 #include <deque>
 #include <stdexcept>
 
+#include "flowtable/guid_text.hpp"
 #include "routing/dragonfly.hpp"
 #include "routing/xgft.hpp"
 
@@ -22,9 +23,12 @@ NodeIdx Fabric::add_node(NodeKind kind, std::string name, std::size_t num_ports,
                                 std::to_string(num_ports));
   }
   const NodeIdx idx(nodes_.size());
-  if (!by_name_.emplace(name, idx).second) {
-    throw std::invalid_argument("duplicate node name '" + name + "'");
+  if (by_name_.contains(name)) throw std::invalid_argument("duplicate node name '" + name + "'");
+  if (guid.value() != 0 && !by_guid_.emplace(guid.value(), idx).second) {
+    throw std::invalid_argument("node '" + name + "': GUID " + guid_text(guid) + " is already " +
+                                "node '" + nodes_[by_guid_.at(guid.value()).value()].name + "'");
   }
+  by_name_.emplace(name, idx);
   Node n;
   n.kind = kind;
   n.name = std::move(name);
@@ -70,6 +74,12 @@ void Fabric::connect(NodeIdx a, PortNum pa, NodeIdx b, PortNum pb, double gbps) 
   qb.out = ba;
   qb.gbps = gbps;
   levels_.clear();
+}
+
+std::optional<NodeIdx> Fabric::find_guid(Guid guid) const {
+  const auto it = by_guid_.find(guid.value());
+  if (it == by_guid_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::optional<NodeIdx> Fabric::find(std::string_view name) const {

@@ -65,7 +65,8 @@ class Fabric {
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;
 
-  /// Adds a node with `num_ports` uncabled ports. Names must be unique and free of whitespace.
+  /// Adds a node with `num_ports` uncabled ports. Names must be unique and free of whitespace;
+  /// node GUIDs other than 0 must be unique.
   NodeIdx add_node(NodeKind kind, std::string name, std::size_t num_ports, Guid guid = Guid{});
   /// Cables a:pa to b:pb (both ports must exist and be free) and creates both directed links.
   void connect(NodeIdx a, PortNum pa, NodeIdx b, PortNum pb, double gbps);
@@ -82,6 +83,8 @@ class Fabric {
   [[nodiscard]] const std::vector<NodeIdx>& hcas() const { return hcas_; }
   [[nodiscard]] const std::vector<NodeIdx>& switches() const { return switches_; }
   [[nodiscard]] std::optional<NodeIdx> find(std::string_view name) const;
+  /// The node with this node GUID; nodes added with GUID 0 (none) are not indexed.
+  [[nodiscard]] std::optional<NodeIdx> find_guid(Guid guid) const;
   /// The reverse direction of a directed link.
   [[nodiscard]] LinkId reverse(LinkId l) const;
 
@@ -106,6 +109,7 @@ class Fabric {
   std::vector<NodeIdx> hcas_;
   std::vector<NodeIdx> switches_;
   std::unordered_map<std::string, NodeIdx> by_name_;
+  std::unordered_map<std::uint64_t, NodeIdx> by_guid_;
   std::vector<int> levels_;
   std::unique_ptr<XgftLayout> xgft_;
   std::unique_ptr<DragonflyLayout> dragonfly_;

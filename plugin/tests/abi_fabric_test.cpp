@@ -18,18 +18,18 @@ Fabric small_xgft() {
 
 std::string error_of(const osmsdn_fabric& f) {
   try {
-    fabric_from_abi(f);
+    subnet_from_abi(f);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
   return "accepted";
 }
 
-TEST(AbiFabric, RebuildsNodesCablesAndLidsOfTheGluesStructs) {
+TEST(Subnet, RebuildsNodesCablesAndLidsOfTheGluesStructs) {
   const Fabric f = small_xgft();
   const LidMap lids = sequential_lids(f);
   test::AbiBuffers abi = test::to_abi(f, lids);
-  const AbiFabric got = fabric_from_abi(abi.view);
+  const Subnet got = subnet_from_abi(abi.view);
 
   EXPECT_EQ(got.fabric.num_nodes(), f.num_nodes());
   EXPECT_EQ(got.fabric.num_links(), f.num_links());
@@ -41,27 +41,27 @@ TEST(AbiFabric, RebuildsNodesCablesAndLidsOfTheGluesStructs) {
   EXPECT_EQ(got.lids.lid(n1), lids.lid(*f.find("n0001")));
   const NodeIdx s1 = *got.fabric.find("l1s001");
   EXPECT_EQ(got.lids.lid(s1, PortNum(0)), lids.lid(*f.find("l1s001"), PortNum(0)));
-  EXPECT_EQ(got.node_of(f.node(*f.find("l2s003")).guid.value()), *got.fabric.find("l2s003"));
+  EXPECT_EQ(got.node_of(f.node(*f.find("l2s003")).guid), *got.fabric.find("l2s003"));
   // 4x QDR.
   EXPECT_DOUBLE_EQ(got.fabric.port(n1, PortNum(1)).gbps, 40.0);
 }
 
-TEST(AbiFabric, PutsCasBeforeSwitchesWhateverTheGluesOrder) {
+TEST(Subnet, PutsCasBeforeSwitchesWhateverTheGluesOrder) {
   const Fabric f = small_xgft();
   test::AbiBuffers abi = test::to_abi(f, sequential_lids(f));
   std::swap(abi.nodes.front(), abi.nodes.back());  // a switch first, as GUID order may give
   abi.refresh();
-  const AbiFabric got = fabric_from_abi(abi.view);
+  const Subnet got = subnet_from_abi(abi.view);
   for (std::size_t i = 0; i < 16; ++i) EXPECT_TRUE(got.fabric.node(NodeIdx(i)).is_hca());
 }
 
-TEST(AbiFabric, FallsBackToGuidNamesForMissingOrTakenDescriptions) {
+TEST(Subnet, FallsBackToGuidNamesForMissingOrTakenDescriptions) {
   const Fabric f = small_xgft();
   test::AbiBuffers abi = test::to_abi(f, sequential_lids(f));
   std::strcpy(abi.nodes[1].description, "n0001 HCA-2");  // n0002 claims n0001's name
   std::strcpy(abi.nodes[2].description, "   ");
   abi.refresh();
-  const AbiFabric got = fabric_from_abi(abi.view);
+  const Subnet got = subnet_from_abi(abi.view);
   const auto guid_name = [](std::uint64_t guid) {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "guid-0x%016llx", static_cast<unsigned long long>(guid));
@@ -73,7 +73,7 @@ TEST(AbiFabric, FallsBackToGuidNamesForMissingOrTakenDescriptions) {
             "n0001 HCA-2");
 }
 
-TEST(AbiFabric, RefusesInconsistentStructsNamingThePlace) {
+TEST(Subnet, RefusesInconsistentStructsNamingThePlace) {
   const Fabric f = small_xgft();
   const LidMap lids = sequential_lids(f);
 
@@ -96,7 +96,7 @@ TEST(AbiFabric, RefusesInconsistentStructsNamingThePlace) {
   EXPECT_NE(error_of(overflow.view).find("outside the"), std::string::npos);
 }
 
-TEST(AbiFabric, LinkRatesFollowPortInfoCodes) {
+TEST(Subnet, LinkRatesFollowPortInfoCodes) {
   osmsdn_port p{};
   p.link_width_active = 2;
   p.link_speed_active = 1;

@@ -134,15 +134,15 @@ class FakeGlue {
 };
 
 /// XGFT(2;4,4;1,4) with the sdn engine's LFTs, as OpenSM would hand them over.
-struct Subnet {
+struct TestFabric {
   Fabric fabric = generate_xgft(XgftParams::parse("2;4,4;1,4"));
   LidMap lids = sequential_lids(fabric);
   test::AbiBuffers abi = test::to_abi(fabric, lids);
   std::vector<std::vector<std::uint8_t>> lft_bytes;
   std::vector<osmsdn_lft> lfts;
 
-  Subnet() {
-    AbiFabric f = fabric_from_abi(abi.view);
+  TestFabric() {
+    plugin::Subnet f = subnet_from_abi(abi.view);
     const SdnTables t = compute_sdn_tables(f);
     for (const NodeIdx sw : fabric.switches()) {
       lft_bytes.emplace_back(lids.max_lid().value() + 1u, OSMSDN_NO_PATH);
@@ -232,7 +232,7 @@ std::map<std::uint16_t, std::vector<std::string>> intent(const std::string& sock
 
 class Running {
  public:
-  Running(FakeGlue& glue, const Sandbox& box, const Subnet& s) : glue_(glue) {
+  Running(FakeGlue& glue, const Sandbox& box, const TestFabric& s) : glue_(glue) {
     EXPECT_EQ(osmsdn_create(OSMSDN_ABI_VERSION, &glue.ops(), box.options.c_str(), &ctx_), OSMSDN_OK)
         << glue.log_text();
     glue.set_ctx(ctx_);
@@ -262,7 +262,7 @@ std::size_t total(const std::map<std::uint16_t, std::vector<std::string>>& m) {
 }
 
 TEST(ControllerBridge, JobStartInstallsTheIntendedEntriesOnEverySwitchAndJobEndRemovesThem) {
-  Subnet s;
+  TestFabric s;
   FakeGlue glue;
   s.attach_all(glue);
   Sandbox box;
@@ -306,7 +306,7 @@ json job_on(std::uint64_t job, const std::vector<std::string>& nodes, const std:
 class TwoJobs : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(TwoJobs, TheSecondJobRoutesAroundTheFirstJobsLoad) {
-  Subnet s;
+  TestFabric s;
   FakeGlue glue;
   s.attach_all(glue);
   Sandbox box;
@@ -329,7 +329,7 @@ TEST_P(TwoJobs, TheSecondJobRoutesAroundTheFirstJobsLoad) {
 INSTANTIATE_TEST_SUITE_P(Algorithms, TwoJobs, ::testing::Values("sdn-greedy", "sdn-optimal"));
 
 TEST(ControllerBridge, ARepeatedJobStartGetsTheSameAnswerAndAConflictingOneARefusal) {
-  Subnet s;
+  TestFabric s;
   FakeGlue glue;
   s.attach_all(glue);
   Sandbox box;
@@ -342,7 +342,7 @@ TEST(ControllerBridge, ARepeatedJobStartGetsTheSameAnswerAndAConflictingOneARefu
 }
 
 TEST(ControllerBridge, JobsAndEntriesSurviveARestartAndAnEmptiedSwitchIsRepaired) {
-  Subnet s;
+  TestFabric s;
   FakeGlue glue;
   s.attach_all(glue);
   Sandbox box;
@@ -371,7 +371,7 @@ TEST(ControllerBridge, JobsAndEntriesSurviveARestartAndAnEmptiedSwitchIsRepaired
 }
 
 TEST(ControllerBridge, ASilentSwitchGivesADegradedReadyInBoundedTimeWithNothingRelyingOnIt) {
-  Subnet s;
+  TestFabric s;
   FakeGlue glue;
   s.attach_all(glue);
   Sandbox box;
@@ -394,7 +394,7 @@ TEST(ControllerBridge, ASilentSwitchGivesADegradedReadyInBoundedTimeWithNothingR
 
 TEST(ControllerBridge, RefusesJobNoticesFromOtherUsersAndBadNoticesLeavingStateIntact) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to send as another uid";
-  Subnet s;
+  TestFabric s;
   FakeGlue glue;
   s.attach_all(glue);
   Sandbox box;
@@ -430,7 +430,7 @@ TEST(ControllerBridge, RefusesJobNoticesFromOtherUsersAndBadNoticesLeavingStateI
 }
 
 TEST(ControllerBridge, PhasesSwapTheJobsEntriesAndRouteShowsWhereEntriesOverride) {
-  Subnet s;
+  TestFabric s;
   FakeGlue glue;
   s.attach_all(glue);
   Sandbox box;
@@ -473,7 +473,7 @@ TEST(ControllerBridge, PhasesSwapTheJobsEntriesAndRouteShowsWhereEntriesOverride
 }
 
 TEST(ControllerBridge, ComputesTablesAndRefusesABrokenFabricWithoutTouchingThem) {
-  Subnet s;
+  TestFabric s;
   FakeGlue glue;
   Sandbox box;
   osmsdn_ctx* ctx = nullptr;

@@ -1,18 +1,19 @@
-#include "plugin/job_flows.hpp"
+#include "plugin/controller/job_flows.hpp"
 
 #include <gtest/gtest.h>
 
+#include "plugin/abi_fabric.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {
 namespace {
 
-struct Subnet {
+struct TestFabric {
   Fabric fabric = generate_xgft(XgftParams::parse("2;4,4;1,4"));
   LidMap lids = sequential_lids(fabric);
   test::AbiBuffers abi = test::to_abi(fabric, lids);
-  AbiFabric f = fabric_from_abi(abi.view);
+  plugin::Subnet f = subnet_from_abi(abi.view);
 };
 
 ErrorCode code_of(const std::function<void()>& body, std::string* message = nullptr,
@@ -29,7 +30,7 @@ ErrorCode code_of(const std::function<void()>& body, std::string* message = null
 }
 
 TEST(JobFlows, HostsResolveByNodeDescriptionOrHostMapAndUnknownOnesAreAllNamed) {
-  Subnet s;
+  TestFabric s;
   const std::vector<std::string> hosts = {"n0003", "n0001"};
   const auto nodes = resolve_hosts(s.f, nullptr, hosts);
   ASSERT_EQ(nodes.size(), 2u);
@@ -64,7 +65,7 @@ TEST(JobFlows, HostsResolveByNodeDescriptionOrHostMapAndUnknownOnesAreAllNamed) 
 }
 
 TEST(JobFlows, TrafficIsDeterministicPerJobAndHintsMarkOnlyTheirPairsAsElephants) {
-  Subnet s;
+  TestFabric s;
   std::vector<NodeIdx> nodes(s.f.fabric.hcas().begin(), s.f.fabric.hcas().begin() + 8);
   const Traffic perm = PatternSpec::parse("random-perm");
   const JobTraffic a =
@@ -92,7 +93,7 @@ TEST(JobFlows, TrafficIsDeterministicPerJobAndHintsMarkOnlyTheirPairsAsElephants
 }
 
 TEST(JobFlows, RanksBeyondTheJobAreRefusedNamingTheField) {
-  Subnet s;
+  TestFabric s;
   std::vector<NodeIdx> nodes(s.f.fabric.hcas().begin(), s.f.fabric.hcas().begin() + 4);
   std::string message;
   std::string at;

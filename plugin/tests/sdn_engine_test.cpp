@@ -29,7 +29,7 @@ TEST(SdnEngine, RunsDmodKOnARecognisedXgftAndRoutesEveryLidEverywhere) {
   const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
   const LidMap lids = sequential_lids(f);
   const test::AbiBuffers abi = test::to_abi(f, lids);
-  AbiFabric af = fabric_from_abi(abi.view);
+  Subnet af = subnet_from_abi(abi.view);
   const SdnTables t = compute_sdn_tables(af);
   EXPECT_EQ(t.algorithm, "dmodk");
   EXPECT_EQ(t.topology, "XGFT(2;4,4;1,4)");
@@ -67,7 +67,7 @@ TEST(SdnEngine, FallsBackToMinhopOffXgfts) {
               sw[static_cast<std::size_t>((i + 1) % 3)], PortNum(3), 100.0);
   }
   const LidMap lids = sequential_lids(f);
-  AbiFabric af = fabric_from_abi(test::to_abi(f, lids).view);
+  Subnet af = subnet_from_abi(test::to_abi(f, lids).view);
   const SdnTables t = compute_sdn_tables(af);
   EXPECT_EQ(t.algorithm, "minhop");
   EXPECT_NE(t.topology.find("not an XGFT"), std::string::npos);
@@ -93,7 +93,7 @@ TEST(SdnEngine, LmcAliasesTakeTheirBaseLidsRoute) {
   }
   abi.port(15, 1).lmc = 1;
   abi.refresh();
-  AbiFabric af = fabric_from_abi(abi.view);
+  Subnet af = subnet_from_abi(abi.view);
   const SdnTables t = compute_sdn_tables(af);
   Tables out(f, 32);
   write_tables(af, t.lfts, out.lfts);
@@ -107,7 +107,7 @@ TEST(SdnEngine, LmcAliasesTakeTheirBaseLidsRoute) {
 TEST(SdnEngine, WritesNothingWhenATableNamesAnUnknownSwitch) {
   const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
   const LidMap lids = sequential_lids(f);
-  AbiFabric af = fabric_from_abi(test::to_abi(f, lids).view);
+  Subnet af = subnet_from_abi(test::to_abi(f, lids).view);
   const SdnTables t = compute_sdn_tables(af);
   Tables out(f, 25);
   out.lfts.back().switch_guid = 0x42;

@@ -1,4 +1,4 @@
-#include "plugin/switch_sync.hpp"
+#include "plugin/controller/switch_sync.hpp"
 
 #include <algorithm>
 #include <tuple>

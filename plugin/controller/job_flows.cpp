@@ -1,4 +1,4 @@
-#include "plugin/job_flows.hpp"
+#include "plugin/controller/job_flows.hpp"
 
 #include <set>
 #include <string_view>
@@ -10,7 +10,7 @@
 
 namespace ibsdn::plugin {
 
-std::vector<NodeIdx> resolve_hosts(const AbiFabric& f, const HostMap* map,
+std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
                                    std::span<const std::string> hosts) {
   // One pass over the HCAs: every whole-word prefix of each NodeDescription ("n01", "n01 HCA-1")
   // and each node name, so that a job of N hosts resolves in O(N + HCAs), not O(N x HCAs).
@@ -27,9 +27,9 @@ std::vector<NodeIdx> resolve_hosts(const AbiFabric& f, const HostMap* map,
   const auto lookup = [&](const std::string& host) -> std::optional<NodeIdx> {
     if (const HostMapEntry* e = map != nullptr ? map->find(host) : nullptr) {
       if (e->guid) {
-        const auto it = f.by_guid.find(e->guid->value());
-        if (it == f.by_guid.end() || !f.fabric.node(it->second).is_hca()) return std::nullopt;
-        return it->second;
+        const auto n = f.fabric.find_guid(*e->guid);
+        if (!n || !f.fabric.node(*n).is_hca()) return std::nullopt;
+        return n;
       }
       const auto it = by_prefix.find(e->description_prefix);
       return it == by_prefix.end() ? std::nullopt : std::optional<NodeIdx>(it->second);

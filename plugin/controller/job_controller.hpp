@@ -29,12 +29,12 @@
 #include <vector>
 
 #include "mad/mad_client.hpp"
-#include "plugin/abi_fabric.hpp"
 #include "plugin/controller/config.hpp"
 #include "plugin/controller/host_map.hpp"
+#include "plugin/controller/job_flows.hpp"
 #include "plugin/controller/notice.hpp"
 #include "plugin/controller/state_store.hpp"
-#include "plugin/job_flows.hpp"
+#include "plugin/controller/subnet.hpp"
 #include "routing/network_state.hpp"
 
 namespace ibsdn::plugin {
@@ -51,7 +51,7 @@ struct Caller {
 
 /// A SUBNET UP: the fabric and the LFTs now on the switches.
 struct FabricSnapshot {
-  AbiFabric fabric;
+  Subnet subnet;
   LftSet lfts;
   std::string engine;
 };

@@ -1,4 +1,4 @@
-#include "plugin/job_controller.hpp"
+#include "plugin/controller/job_controller.hpp"
 
 #include <pwd.h>
 
@@ -10,7 +10,7 @@
 #include "flowtable/flow_table.hpp"
 #include "flowtable/flow_text.hpp"
 #include "plugin/controller/names.hpp"
-#include "plugin/switch_sync.hpp"
+#include "plugin/controller/switch_sync.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/flow_compiler.hpp"
 #include "routing/route_quality.hpp"
@@ -89,7 +89,7 @@ JobController::JobController(Config config, std::optional<HostMap> hosts, StateS
 void JobController::fabric_updated(FabricSnapshot snapshot) {
   const bool first = fabric_ == nullptr;
   fabric_ = std::make_unique<FabricSnapshot>(std::move(snapshot));
-  net_ = std::make_unique<NetworkState>(fabric_->fabric.fabric);
+  net_ = std::make_unique<NetworkState>(fabric_->subnet.fabric);
   ++counters_["subnet_ups"];
   if (first && !reloaded_) {
     reload_from_store();
@@ -140,7 +140,7 @@ void JobController::reload_from_store() {
 }
 
 void JobController::revalidate(bool first) {
-  const Fabric& f = fabric_->fabric.fabric;
+  const Fabric& f = fabric_->subnet.fabric;
   // Every job's traffic traced through the new LFTs and all intended entries, as they stand.
   TraceOptions to;
   std::vector<JobId> reroute;
@@ -154,7 +154,7 @@ void JobController::revalidate(bool first) {
     if (!reroute.empty() && reroute.back() == id) continue;
     j.routed = false;
     try {
-      j.nodes = resolve_hosts(fabric_->fabric, hosts_ ? &*hosts_ : nullptr, j.request.nodes);
+      j.nodes = resolve_hosts(fabric_->subnet, hosts_ ? &*hosts_ : nullptr, j.request.nodes);
       JobTraffic t = build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node,
                                        j.request.mapping, j.request.elephants, id);
       j.flows = std::move(t.flows);
@@ -200,14 +200,14 @@ void JobController::revalidate(bool first) {
     Job& j = jobs_.at(id);
     try {
       if (j.nodes.empty()) {
-        j.nodes = resolve_hosts(fabric_->fabric, hosts_ ? &*hosts_ : nullptr, j.request.nodes);
+        j.nodes = resolve_hosts(fabric_->subnet, hosts_ ? &*hosts_ : nullptr, j.request.nodes);
       }
       // A fabric that lost a cable may no longer be the topology the job's algorithm needs (a
       // fat-tree with a missing up-link is not an XGFT): then the algorithm configured for what
       // the fabric is now takes over.
       const std::string fitting = choose_algorithm();
       if (j.algorithm != fitting &&
-          !make_algorithm(j.algorithm)->unsupported_reason(fabric_->fabric.fabric).empty()) {
+          !make_algorithm(j.algorithm)->unsupported_reason(fabric_->subnet.fabric).empty()) {
         log(LogLevel::kWarn, job_text(id) + ": " + j.algorithm +
                                  " cannot route the fabric any more; using " + fitting);
         j.algorithm = fitting;
@@ -319,7 +319,7 @@ void JobController::authorize(const Request& r, const Caller& c) const {
 }
 
 std::string JobController::choose_algorithm() const {
-  const Fabric& f = fabric_->fabric.fabric;
+  const Fabric& f = fabric_->subnet.fabric;
   if (f.xgft() != nullptr) return config_.algorithms.fat_tree;
   if (f.dragonfly() != nullptr) return config_.algorithms.dragonfly;
   return config_.algorithms.other;
@@ -352,7 +352,7 @@ json JobController::job_start(const JobStartRequest& r) {
   j.owner_uid = r.uid ? r.uid : uid_of_user(r.user);
   j.algorithm = r.algorithm ? *r.algorithm : choose_algorithm();
   j.started_unix_ms = unix_ms_now();
-  j.nodes = resolve_hosts(fabric_->fabric, hosts_ ? &*hosts_ : nullptr, r.nodes);
+  j.nodes = resolve_hosts(fabric_->subnet, hosts_ ? &*hosts_ : nullptr, r.nodes);
   place(r.job, j, started);
   ++counters_["jobs_started"];
   auto [it, fresh] = jobs_.emplace(r.job, std::move(j));
@@ -368,7 +368,7 @@ json JobController::job_start(const JobStartRequest& r) {
 }
 
 void JobController::place(JobId id, Job& j, Clock::time_point started) {
-  const Fabric& f = fabric_->fabric.fabric;
+  const Fabric& f = fabric_->subnet.fabric;
   std::unique_ptr<RoutingAlgorithm> alg;
   try {
     alg = make_algorithm(j.algorithm);
@@ -451,7 +451,7 @@ void JobController::place(JobId id, Job& j, Clock::time_point started) {
     if (res.failed.empty()) break;
     for (const auto& [g, why] : res.failed) {
       excluded.insert(g);
-      const NodeIdx sw = fabric_->fabric.node_of(g.value());
+      const NodeIdx sw = fabric_->subnet.node_of(g);
       used[sw.value()] = opt.capacity;  // nothing of this job may rely on that switch
       believed.erase(g);
       ready.warnings.push_back(f.node(sw).name +
@@ -675,7 +675,7 @@ json JobController::flows(const FlowsQuery& q) {
 }
 
 json JobController::links(const LinksQuery& q) const {
-  const Fabric& f = fabric_->fabric.fabric;
+  const Fabric& f = fabric_->subnet.fabric;
   std::vector<LinkRow> rows;
   for (std::uint32_t i = 0; i < f.num_links(); ++i) {
     const LinkId l(i);
@@ -695,11 +695,11 @@ json JobController::links(const LinksQuery& q) const {
 }
 
 json JobController::route(const RouteQuery& q) const {
-  const Fabric& f = fabric_->fabric.fabric;
+  const Fabric& f = fabric_->subnet.fabric;
   const HostMap* map = hosts_ ? &*hosts_ : nullptr;
   const auto host = [&](const std::string& name, const char* at) {
     try {
-      return resolve_hosts(fabric_->fabric, map, std::span(&name, 1)).front();
+      return resolve_hosts(fabric_->subnet, map, std::span(&name, 1)).front();
     } catch (const NoticeFailure& e) {
       throw NoticeFailure(e.code(), e.what(), at);
     }
@@ -744,7 +744,7 @@ json JobController::stats() const {
     for (const auto& [g, e] : j.entries) entries += e.size();
   }
   c.emplace_back("entries_intended", entries);
-  c.emplace_back("switches", fabric_ ? fabric_->fabric.fabric.switches().size() : 0);
+  c.emplace_back("switches", fabric_ ? fabric_->subnet.fabric.switches().size() : 0);
   c.emplace_back("switches_unreachable", unreachable_.size());
   c.emplace_back("mads_sent", client_.stats().sent);
   c.emplace_back("mads_retransmitted", client_.stats().retransmits);
@@ -838,13 +838,12 @@ void JobController::periodic_check() {
 // ---- Helpers ------------------------------------------------------------------------------
 
 std::vector<std::uint32_t> JobController::usage(std::optional<JobId> except) const {
-  std::vector<std::uint32_t> used(fabric_->fabric.fabric.num_nodes(), 0);
+  std::vector<std::uint32_t> used(fabric_->subnet.fabric.num_nodes(), 0);
   for (const auto& [id, j] : jobs_) {
     if (except && id == *except) continue;
     for (const auto& [g, e] : j.entries) {
-      const auto it = fabric_->fabric.by_guid.find(g.value());
-      if (it != fabric_->fabric.by_guid.end()) {
-        used[it->second.value()] += static_cast<std::uint32_t>(e.size());
+      if (const auto n = fabric_->subnet.fabric.find_guid(g)) {
+        used[n->value()] += static_cast<std::uint32_t>(e.size());
       }
     }
   }
@@ -856,9 +855,9 @@ std::map<NodeIdx, std::vector<FlowEntry>> JobController::all_tables(
   std::map<NodeIdx, std::vector<FlowEntry>> out;
   const auto add = [&](const std::map<Guid, std::vector<FlowEntry>>& entries) {
     for (const auto& [g, e] : entries) {
-      const auto it = fabric_->fabric.by_guid.find(g.value());
-      if (it == fabric_->fabric.by_guid.end()) continue;
-      auto& t = out[it->second];
+      const auto n = fabric_->subnet.fabric.find_guid(g);
+      if (!n) continue;
+      auto& t = out[*n];
       t.insert(t.end(), e.begin(), e.end());
     }
   };
@@ -906,19 +905,19 @@ void JobController::unpersist(JobId id) {
 }
 
 std::optional<JobController::Switch> JobController::switch_of(Guid g) const {
-  const auto it = fabric_->fabric.by_guid.find(g.value());
-  if (it == fabric_->fabric.by_guid.end()) return std::nullopt;
-  const Node& node = fabric_->fabric.fabric.node(it->second);
+  const auto found = fabric_->subnet.fabric.find_guid(g);
+  if (!found) return std::nullopt;
+  const Node& node = fabric_->subnet.fabric.node(*found);
   if (!node.is_switch()) return std::nullopt;
-  const Lid lid = fabric_->fabric.lids.lid(it->second, PortNum(0));
+  const Lid lid = fabric_->subnet.lids.lid(*found, PortNum(0));
   if (lid.value() == 0) return std::nullopt;
-  return Switch{it->second, g, lid, node.name};
+  return Switch{*found, g, lid, node.name};
 }
 
 std::vector<JobController::Switch> JobController::all_switches() const {
   std::vector<Switch> out;
-  for (const NodeIdx n : fabric_->fabric.fabric.switches()) {
-    if (auto s = switch_of(fabric_->fabric.fabric.node(n).guid)) out.push_back(std::move(*s));
+  for (const NodeIdx n : fabric_->subnet.fabric.switches()) {
+    if (auto s = switch_of(fabric_->subnet.fabric.node(n).guid)) out.push_back(std::move(*s));
   }
   std::sort(out.begin(), out.end(),
             [](const Switch& a, const Switch& b) { return a.name < b.name; });
@@ -927,7 +926,7 @@ std::vector<JobController::Switch> JobController::all_switches() const {
 
 JobController::Switch JobController::resolve_switch(const SwitchRef& ref) const {
   for (const Switch& s : all_switches()) {
-    const Node& node = fabric_->fabric.fabric.node(s.node);
+    const Node& node = fabric_->subnet.fabric.node(s.node);
     const bool match = std::visit(
         [&](const auto& r) {
           using T = std::decay_t<decltype(r)>;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "plugin/abi_fabric.hpp"
 #include "plugin/controller/host_map.hpp"
 #include "plugin/controller/notice.hpp"
+#include "plugin/controller/subnet.hpp"
 #include "routing/flow.hpp"
 
 namespace ibsdn::plugin {
@@ -34,7 +34,7 @@ class NoticeFailure : public std::runtime_error {
 /// the host name ("node01 HCA-1", what HCA drivers report). Throws NoticeFailure(kUnknownHost)
 /// listing the hosts the fabric has no HCA for (at most 10 named), and kInvalid when two hosts
 /// resolve to the same HCA.
-std::vector<NodeIdx> resolve_hosts(const AbiFabric& f, const HostMap* map,
+std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
                                    std::span<const std::string> hosts);
 
 struct JobTraffic {
