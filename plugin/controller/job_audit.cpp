@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "flowtable/flow_text.hpp"
+#include "flowtable/guid_text.hpp"
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/controller/switch_sync.hpp"
 
@@ -46,12 +47,81 @@ std::vector<JobController::Switch> JobController::all_switches() const {
   return out;
 }
 
+std::vector<JobController::Switch> JobController::due_switches() const {
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<Switch> out = all_switches();
+  std::erase_if(out, [&](const Switch& sw) {
+    const auto it = health_.find(sw.guid);
+    return it != health_.end() && it->second.state == SwitchHealth::State::kIncapable &&
+           now < it->second.next_probe;
+  });
+  return out;
+}
+
+std::set<Guid> JobController::incapable_switches() const {
+  std::set<Guid> out;
+  for (const auto& [g, h] : health_) {
+    if (h.state == SwitchHealth::State::kIncapable) out.insert(g);
+  }
+  return out;
+}
+
+void JobController::note_answer(const Switch& sw, bool answered, const std::string& why) {
+  using State = SwitchHealth::State;
+  SwitchHealth& h = health_[sw.guid];
+  if (answered) {
+    if (h.state == State::kUnreachable || h.state == State::kIncapable) {
+      log(LogLevel::kInfo, "switch " + sw.name + " answers the SDN class" +
+                               (h.state == State::kIncapable ? " now: SDN-capable" : " again"));
+    }
+    h.state = State::kCapable;
+    h.failures = 0;
+    return;
+  }
+  if (h.state == State::kCapable) {
+    h.state = State::kUnreachable;
+    log(LogLevel::kWarn, "switch " + sw.name + " unreachable: " + why);
+    return;
+  }
+  if (h.state == State::kUnreachable) return;  // checked again next round, logged once
+  // Never answered: no SDN agent there. Probe again after 1, 2, 4, ... check intervals (at
+  // least 30 s, at most an hour), or at once when its cabling changes.
+  if (h.state == State::kUnknown) {
+    log(LogLevel::kInfo, "switch " + sw.name + " does not answer the SDN class (" + why +
+                             "): not SDN-capable; its traffic stays on the LFT");
+  }
+  h.state = State::kIncapable;
+  const auto base =
+      std::chrono::milliseconds(std::max<std::uint32_t>(config_.audit_interval_ms, 30'000));
+  const auto wait = std::min<std::chrono::milliseconds>(base * (1u << std::min(h.failures, 7u)),
+                                                        std::chrono::hours(1));
+  ++h.failures;
+  h.next_probe = std::chrono::steady_clock::now() + wait;
+}
+
+void JobController::note_cabling() {
+  const Fabric& f = fabric_->subnet.fabric;
+  for (const NodeIdx n : f.switches()) {
+    std::string ports;
+    for (const Port& p : f.node(n).ports) {
+      if (p.connected()) {
+        ports += std::to_string(p.num.value()) + ":" + guid_text(f.node(p.peer).guid) + ",";
+      }
+    }
+    SwitchHealth& h = health_[f.node(n).guid];
+    if (h.ports != ports && h.state == SwitchHealth::State::kIncapable) {
+      h.next_probe = {};  // a port-state change: probe again now
+    }
+    h.ports = std::move(ports);
+  }
+}
+
 void JobController::note_generations(const std::map<Guid, std::uint64_t>& generations) {
   for (const auto& [g, gen] : generations) generation_[g] = gen;
 }
 
 json JobController::flows_from_switches(const FlowsQuery& q) {
-  std::vector<Switch> selected = all_switches();
+  std::vector<Switch> selected = q.switch_ref ? all_switches() : due_switches();
   if (q.switch_ref) {
     std::erase_if(selected, [&](const Switch& s) {
       const Node& node = fabric_->subnet.fabric.node(s.node);
@@ -93,9 +163,11 @@ json JobController::flows_from_switches(const FlowsQuery& q) {
 }
 
 json JobController::audit(const AuditQuery& q) {
-  const AuditOutcome a = audit_switches(all_switches(), q.repair);
+  const AuditOutcome a = audit_switches(due_switches(), q.repair);
   json r = audit_response(a.checked, a.findings);
   r["repaired"] = a.repaired;
+  // Switches without an agent are not asked (each would cost a timeout and a log line).
+  r["not_sdn_capable"] = all_switches().size() - a.checked;
   return r;
 }
 
@@ -107,16 +179,11 @@ JobController::AuditOutcome JobController::audit_switches(const std::vector<Swit
   for (const Switch& sw : switches) {
     ++out.checked;
     mad::Result<mad::TableRead> read = client_.read_table(sw.lid, config_.switch_key);
+    note_answer(sw, static_cast<bool>(read), read ? std::string() : read.error().message);
     if (!read) {
       out.findings.push_back(AuditFinding{sw.guid, sw.name, "unreachable", read.error().message});
       generation_.erase(sw.guid);
-      if (unreachable_.insert(sw.guid).second) {
-        log(LogLevel::kWarn, "switch " + sw.name + " unreachable: " + read.error().message);
-      }
       continue;
-    }
-    if (unreachable_.erase(sw.guid) > 0) {
-      log(LogLevel::kInfo, "switch " + sw.name + " answers again");
     }
     const std::vector<FlowEntry> want = intended(sw.guid);
     const TableComparison c = compare_tables(read.value().entries, want);
@@ -160,21 +227,20 @@ JobController::AuditOutcome JobController::audit_switches(const std::vector<Swit
 
 void JobController::periodic_check() {
   if (!fabric_) return;
-  const std::vector<Switch> switches = all_switches();
+  const std::vector<Switch> switches = due_switches();
   std::vector<Lid> lids;
   for (const Switch& s : switches) lids.push_back(s.lid);
   const auto infos = client_.table_infos(lids, config_.switch_key);
   std::vector<Switch> suspicious;
   for (std::size_t i = 0; i < infos.size(); ++i) {
     const Switch& sw = switches[i];
+    const bool was_unreachable = health_[sw.guid].state != SwitchHealth::State::kCapable;
+    note_answer(sw, static_cast<bool>(infos[i]),
+                infos[i] ? std::string() : infos[i].error().message);
     if (!infos[i]) {
       generation_.erase(sw.guid);
-      if (unreachable_.insert(sw.guid).second) {
-        log(LogLevel::kWarn, "switch " + sw.name + " unreachable: " + infos[i].error().message);
-      }
       continue;
     }
-    const bool was_unreachable = unreachable_.erase(sw.guid) > 0;
     // A table changed behind the controller's back (an entry rewritten in place keeps the
     // count) has another generation than the one the controller left.
     const auto known = generation_.find(sw.guid);

@@ -184,7 +184,12 @@ void JobController::publish() {
   c.emplace_back("jobs_active", jobs_.size());
   c.emplace_back("entries_intended", entries);
   c.emplace_back("switches", fabric_ ? fabric_->subnet.fabric.switches().size() : 0);
-  c.emplace_back("switches_unreachable", unreachable_.size());
+  std::uint64_t unreachable = 0;
+  for (const auto& [g, h] : health_) {
+    unreachable += h.state == SwitchHealth::State::kUnreachable;
+  }
+  c.emplace_back("switches_unreachable", unreachable);
+  c.emplace_back("switches_not_sdn_capable", incapable_switches().size());
   c.emplace_back("mads_sent", client_.stats().sent);
   c.emplace_back("mads_retransmitted", client_.stats().retransmits);
   c.emplace_back("mads_stray", client_.stats().strays);

@@ -220,7 +220,26 @@ class JobController {
   std::unique_ptr<NetworkState> net_;
   std::map<JobId, Job> jobs_;
   bool reloaded_ = false;
-  std::set<Guid> unreachable_;  // switches the last check could not reach
+  /// What the controller knows of each switch's SDN agent. A switch that never answered the SDN
+  /// class is "not SDN-capable" (every real fabric has such switches): it is probed again only
+  /// after an exponential back-off or when its ports change, and no job relies on entries there.
+  /// A switch that answered before and stops is "unreachable": checked at every round.
+  struct SwitchHealth {
+    enum class State : std::uint8_t { kUnknown, kCapable, kUnreachable, kIncapable };
+    State state = State::kUnknown;
+    unsigned failures = 0;
+    std::chrono::steady_clock::time_point next_probe{};
+    std::string ports;  // the switch's cabling at the last SUBNET UP, to notice a change
+  };
+  std::map<Guid, SwitchHealth> health_;
+  /// The switches worth a MAD now: all but the not-SDN-capable ones whose back-off runs.
+  std::vector<Switch> due_switches() const;
+  /// Records that `sw` answered (true) or not; logs only on a change of state.
+  void note_answer(const Switch& sw, bool answered, const std::string& why);
+  /// Switches no job may rely on: not SDN-capable.
+  std::set<Guid> incapable_switches() const;
+  /// Resets the back-off of switches whose cabling changed in the new snapshot.
+  void note_cabling();
   /// Each switch's table generation as the controller last left or read it.
   std::map<Guid, std::uint64_t> generation_;
   std::map<std::string, std::uint64_t> counters_;

@@ -112,7 +112,8 @@ json JobController::ready_answer(const Job& j) const {
     }
     ++counts[why];
     if (list.size() >= kListed) continue;
-    json e{{"src", f.node(j.flows[i].src).name}, {"dst", f.node(j.flows[i].dst).name},
+    json e{{"src", f.node(j.flows[i].src).name},
+           {"dst", f.node(j.flows[i].dst).name},
            {"reason", why}};
     if (j.off_path[i] == OffPath::kShared && i < j.shared_with.size()) {
       e["job"] = j.shared_with[i].value();
@@ -132,8 +133,9 @@ json JobController::job_start(const JobStartRequest& r) {
       return ready_answer(it->second);
     }
     throw NoticeFailure(ErrorCode::kInvalid,
-                        job_text(r.job) + " is already active with other nodes or traffic; end "
-                                          "it first",
+                        job_text(r.job) +
+                            " is already active with other nodes or traffic; end "
+                            "it first",
                         "/job");
   }
   Job j;
@@ -256,8 +258,8 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   const auto route_start = Clock::now();
   Plan p;
   JobTraffic traffic =
-      build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node,
-                        j.request.mapping, j.request.elephants, id, config_.limits.max_rank_flows);
+      build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node, j.request.mapping,
+                        j.request.elephants, id, config_.limits.max_rank_flows);
   p.flows = std::move(traffic.flows);
   p.rank_flows = traffic.rank_flows;
   const std::size_t n = p.flows.size();
@@ -290,7 +292,8 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   const std::uint64_t total_room = config_.limits.max_flows_total > others_flows
                                        ? config_.limits.max_flows_total - others_flows
                                        : 0;
-  const std::uint64_t room = no_entries ? 0 : std::min(config_.limits.max_flows_per_job, total_room);
+  const std::uint64_t room =
+      no_entries ? 0 : std::min(config_.limits.max_flows_per_job, total_room);
   if (free_flows.size() > room) {
     std::stable_sort(free_flows.begin(), free_flows.end(), [&](std::size_t a, std::size_t b) {
       return more_important(p.flows[a], p.flows[b]);
@@ -302,11 +305,10 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     free_flows.resize(room);
     std::sort(free_flows.begin(), free_flows.end());
     const auto limited = std::count(p.off_path.begin(), p.off_path.end(), OffPath::kFlowLimit);
-    p.ready.warnings.push_back(std::to_string(limited) + " flow(s) beyond the flow limits (limits.max_flows_per_job " +
-                               std::to_string(config_.limits.max_flows_per_job) +
-                               ", max_flows_total " +
-                               std::to_string(config_.limits.max_flows_total) +
-                               ") keep their default routes");
+    p.ready.warnings.push_back(
+        std::to_string(limited) + " flow(s) beyond the flow limits (limits.max_flows_per_job " +
+        std::to_string(config_.limits.max_flows_per_job) + ", max_flows_total " +
+        std::to_string(config_.limits.max_flows_total) + ") keep their default routes");
   }
 
   // Other jobs' entries and traffic, which this job must neither duplicate nor divert.
@@ -382,6 +384,11 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   for (const Guid g : excluded) {
     if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
   }
+  // No entry where no agent answers: the flows stay on the LFT there.
+  const std::set<Guid> incapable = incapable_switches();
+  for (const Guid g : incapable) {
+    if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
+  }
   opt.used = &used;
   opt.foreign = &foreign;
   opt.foreign_traffic = &foreign_traffic;
@@ -393,8 +400,8 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   } catch (const DeadlineExceeded&) {
     throw;
   } catch (const std::exception& e) {
-    throw NoticeFailure(ErrorCode::kUnroutable, std::string("compiling the job's entries: ") +
-                                                    e.what());
+    throw NoticeFailure(ErrorCode::kUnroutable,
+                        std::string("compiling the job's entries: ") + e.what());
   }
   for (auto& [sw, entries] : compiled.tables) p.entries[f.node(sw).guid] = std::move(entries);
   std::size_t not_installed = 0;
@@ -424,6 +431,11 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
                                " flow(s) share a host pair with an earlier job and follow its "
                                "path (off_path lists them)");
   }
+  if (not_installed > 0 && !incapable.empty()) {
+    p.ready.warnings.push_back(std::to_string(incapable.size()) +
+                               " switch(es) of the fabric are not SDN-capable (no agent answers): "
+                               "flows keep the LFT's route there");
+  }
   if (not_installed > 0) {
     p.ready.warnings.push_back(std::to_string(not_installed) +
                                " flow(s) left on default routes: no room in the switches' tables, "
@@ -451,10 +463,10 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
       try {
         p = plan(id, j, excluded, attempt >= 3, deadline);
       } catch (const DeadlineExceeded& e) {
-        throw NoticeFailure(ErrorCode::kTimeout,
-                            std::string("job_start_timeout_ms (") +
-                                std::to_string(config_.job_start_timeout_ms) + " ms): " + e.what() +
-                                "; the job runs on default routes");
+        throw NoticeFailure(ErrorCode::kTimeout, std::string("job_start_timeout_ms (") +
+                                                     std::to_string(config_.job_start_timeout_ms) +
+                                                     " ms): " + e.what() +
+                                                     "; the job runs on default routes");
       }
       const auto install_start = Clock::now();
       Job next = j;
@@ -486,9 +498,9 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
         believed.erase(g);
         generation_.erase(g);
         const std::string name = f.node(fabric_->subnet.node_of(g)).name;
-        excluded_why.push_back(name + (res.full.contains(g) ? " (table full): "
-                                                            : " did not take the entries: ") +
-                               why);
+        excluded_why.push_back(
+            name + (res.full.contains(g) ? " (table full): " : " did not take the entries: ") +
+            why);
         log(LogLevel::kWarn, job_text(id) + ": switch " + name + " excluded: " + why);
       }
     }
@@ -502,11 +514,9 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
       if (!sw) continue;
       SwitchChange c{g, sw->lid, sw->name, e, {}};
       if (const auto b = before.entries.find(g); b != before.entries.end()) c.after = b->second;
-      if (c.before.size() != c.after.size() || !std::equal(c.before.begin(), c.before.end(),
-                                                           c.after.begin(),
-                                                           [](const auto& x, const auto& y) {
-                                                             return x.same_rule(y);
-                                                           })) {
+      if (c.before.size() != c.after.size() ||
+          !std::equal(c.before.begin(), c.before.end(), c.after.begin(),
+                      [](const auto& x, const auto& y) { return x.same_rule(y); })) {
         undo.push_back(std::move(c));
       }
     }
@@ -540,8 +550,8 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
   // Committed: the job's new load replaces the old.
   {
     LoadLifted lifted(*net_, id);
-    net_->restore_job(
-        NetworkState::Job{id, j.algorithm, p.flows, p.effective, evaluate(f, p.flows, p.effective)});
+    net_->restore_job(NetworkState::Job{id, j.algorithm, p.flows, p.effective,
+                                        evaluate(f, p.flows, p.effective)});
     lifted.replaced();
   }
   std::int32_t busiest = 0;
@@ -676,7 +686,8 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
       place(id, j, deadline_from(Clock::now()));
       ++counters_["reroutes"];
       log(LogLevel::kInfo, job_text(id) + " re-routed " + occasion +
-                               (why.empty() ? "" : " (" + why + ")") + ": L_D " + std::to_string(j.ready.max_link_load) + ", " +
+                               (why.empty() ? "" : " (" + why + ")") + ": L_D " +
+                               std::to_string(j.ready.max_link_load) + ", " +
                                std::to_string(j.ready.entries) + " entries");
     } catch (const std::exception& e) {
       if (cancel_.load()) {
@@ -706,8 +717,9 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
     j.flows.clear();
     j.routed = false;
   }
+  note_cabling();
   reconcile(std::nullopt, first);
-  const AuditOutcome a = audit_switches(all_switches(), true);
+  const AuditOutcome a = audit_switches(due_switches(), true);
   std::size_t unreachable = 0;
   for (const AuditFinding& fd : a.findings) unreachable += fd.kind == "unreachable";
   log(a.repaired > 0 || unreachable > 0 ? LogLevel::kWarn : LogLevel::kInfo,

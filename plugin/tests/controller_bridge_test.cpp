@@ -91,6 +91,11 @@ class FakeGlue {
     return out;
   }
   void set_ctx(osmsdn_ctx* ctx) { ctx_ = ctx; }
+  /// MADs the controller sent to `lid` so far.
+  std::size_t sent_to(Lid lid) {
+    std::lock_guard lock(mu_);
+    return sent_[lid.value()];
+  }
   [[nodiscard]] const osmsdn_glue_ops& ops() const { return ops_; }
 
   bool wait_for(const std::string& text, std::chrono::milliseconds timeout = 10s) {
@@ -113,6 +118,7 @@ class FakeGlue {
     mad::MadBytes request{};
     std::memcpy(request.data(), bytes, request.size());
     std::lock_guard lock(mu_);
+    ++sent_[dlid];
     const auto it = agents_.find(dlid);
     if (it == agents_.end()) return OSMSDN_OK;  // silence: the controller's own timeout
     const mad::Handled h = it->second->handle(request);
@@ -130,6 +136,7 @@ class FakeGlue {
   osmsdn_glue_ops ops_{};
   osmsdn_ctx* ctx_ = nullptr;
   std::map<std::uint16_t, std::unique_ptr<mad::SwitchResponder>> agents_;
+  std::map<std::uint16_t, std::size_t> sent_;  // MADs sent, by destination LID
   std::vector<std::thread> threads_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -179,7 +186,7 @@ struct Sandbox {
         << "notice_socket: " << (dir / "notice.sock").string()
         << "\nstate_dir: " << (dir / "state").string() << "\nswitch_key: 0x5eed\n"
         << "mad: {timeout_ms: 40, retries: 1}\n"
-        << "audit_interval_ms: 0\n"
+        << (extra.find("audit_interval_ms") == std::string::npos ? "audit_interval_ms: 0\n" : "")
         << extra;
     options = "config=" + (dir / "ibsdn.yaml").string();
   }
@@ -705,6 +712,36 @@ TEST(ControllerBridge, AHugeAllToAllIsRoutedAtHostLevelWithinTheFlowLimitAndSays
   Running again(glue, small, s);
   const json refused = ask(small.socket(), spread);
   EXPECT_EQ(refused.at("error").at("code"), "too_large") << refused.dump();
+}
+
+TEST(ControllerBridge, SwitchesWithoutAnAgentAreProbedOnceAndJobsDoNotRelyOnThem) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  // The spines have no agent (as on a fabric of stock switches).
+  std::vector<Lid> spines;
+  for (const NodeIdx sw : s.fabric.switches()) {
+    if (s.fabric.node(sw).name.starts_with("l2")) spines.push_back(s.lids.lid(sw, PortNum(0)));
+  }
+  for (const Lid l : spines) glue.detach_agent(l);
+  Sandbox box("audit_interval_ms: 50\n");
+  Running run(glue, box, s);
+  EXPECT_EQ(glue.count("not SDN-capable"), spines.size()) << glue.log_text();
+  std::map<std::uint16_t, std::size_t> probed;
+  for (const Lid l : spines) probed[l.value()] = glue.sent_to(l);
+  // Many periodic checks later, a job: nothing more was sent to the spines, the job relies on no
+  // entry there, and its flows that need one stay on default routes, saying so.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const json r = ask(box.socket(), job_start(60, "random-perm"));
+  ASSERT_TRUE(r.value("ok", false)) << r.dump();
+  for (const Lid l : spines) {
+    EXPECT_EQ(glue.sent_to(l), probed[l.value()]) << "MADs to spine LID " << l.value();
+  }
+  const auto intended = intent(box.socket());
+  for (const Lid l : spines) EXPECT_FALSE(intended.contains(l.value()));
+  const json stats = ask(box.socket(), {{"v", 1}, {"op", "stats"}});
+  EXPECT_EQ(stats.at("stats").at("switches_not_sdn_capable").get<std::size_t>(), spines.size());
+  EXPECT_EQ(glue.count("not SDN-capable"), spines.size()) << "logged more than once";
 }
 
 }  // namespace
