@@ -9,8 +9,8 @@
 
 #include "flowtable/flow_table.hpp"
 #include "flowtable/flow_text.hpp"
-#include "plugin/controller/names.hpp"
 #include "plugin/controller/switch_sync.hpp"
+#include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/flow_compiler.hpp"
 #include "routing/route_quality.hpp"

@@ -32,9 +32,9 @@
 #include "plugin/controller/config.hpp"
 #include "plugin/controller/host_map.hpp"
 #include "plugin/controller/job_flows.hpp"
-#include "plugin/controller/notice.hpp"
 #include "plugin/controller/state_store.hpp"
 #include "plugin/controller/subnet.hpp"
+#include "plugin/notice/notice.hpp"
 #include "routing/network_state.hpp"
 
 namespace ibsdn::plugin {

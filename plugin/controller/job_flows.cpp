@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "plugin/controller/names.hpp"
+#include "plugin/notice/names.hpp"
 #include "routing/patterns/mapping.hpp"
 
 namespace ibsdn::plugin {

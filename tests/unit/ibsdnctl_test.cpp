@@ -22,7 +22,7 @@
 #include "cli/notice_client.hpp"
 #include "cli/response_format.hpp"
 #include "flowtable/flow_text.hpp"
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 namespace ibsdn::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 namespace ibsdn {
 namespace {

@@ -1,4 +1,4 @@
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "flowtable/flow_text.hpp"
-#include "plugin/controller/names.hpp"
+#include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 
 namespace ibsdn {

@@ -1,4 +1,4 @@
-#include "plugin/controller/names.hpp"
+#include "plugin/notice/names.hpp"
 
 #include <cstdio>
 
