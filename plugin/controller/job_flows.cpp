@@ -7,6 +7,7 @@
 
 #include "plugin/notice/names.hpp"
 #include "routing/patterns/mapping.hpp"
+#include "routing/patterns/pattern.hpp"
 
 namespace ibsdn::plugin {
 

@@ -18,8 +18,8 @@
 
 #include "flowtable/flow_entry.hpp"
 #include "flowtable/types.hpp"
-#include "routing/patterns/mapping.hpp"
-#include "routing/patterns/pattern.hpp"
+#include "routing/patterns/mapping_kind.hpp"
+#include "routing/patterns/pattern_spec.hpp"
 
 namespace ibsdn {
 
