@@ -69,6 +69,21 @@ std::string phase_name_problem(std::string_view name) {
   return {};
 }
 
+std::string algorithm_name_problem(std::string_view name) {
+  if (name.empty()) return "empty algorithm name";
+  if (name.size() > kMaxAlgorithmNameLength) {
+    return "longer than " + std::to_string(kMaxAlgorithmNameLength) + " characters";
+  }
+  if (name[0] < 'a' || name[0] > 'z') return "does not start with a lower-case letter";
+  for (std::size_t i = 1; i < name.size(); ++i) {
+    const char c = name[i];
+    if ((c < 'a' || c > 'z') && !is_digit(c) && c != '-') {
+      return "character " + std::to_string(i + 1) + " is not a lower-case letter, digit or '-'";
+    }
+  }
+  return {};
+}
+
 std::string quote_for_message(std::string_view text, std::size_t max_chars) {
   std::string out = "'";
   std::size_t shown = 0;

@@ -11,7 +11,6 @@
 
 #include "flowtable/flow_text.hpp"
 #include "plugin/notice/names.hpp"
-#include "routing/algorithm.hpp"
 
 namespace ibsdn {
 namespace {
@@ -419,12 +418,9 @@ JobStartRequest to_job_start(const Object& o) {
   }
   if (const json* a = o.find("algorithm")) {
     const std::string& name = to_string_value(*a, o.at("algorithm"), "algorithm");
-    const std::vector<std::string> known = algorithm_names();
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    if (std::string why = algorithm_name_problem(name); !why.empty()) {
       fail(ErrorCode::kInvalid, o.at("algorithm"),
-           "unknown routing algorithm " + quote_for_message(name) + " (known: " + list + ")");
+           quote_for_message(name) + " is not a valid algorithm name: " + why);
     }
     r.algorithm = name;
   }

@@ -88,8 +88,10 @@ struct JobStartRequest {
   std::optional<std::uint32_t> ranks_per_node;  // default: the nodes' GPU count (or 1)
   Mapping mapping = Mapping::kBlock;
   std::vector<RankPair> elephants;
-  std::vector<PhaseDecl> phases;         // names distinct
-  std::optional<std::string> algorithm;  // operator override of config.algorithms
+  std::vector<PhaseDecl> phases;  // names distinct
+  /// Operator override of config.algorithms. Only its syntax is checked here: the controller
+  /// refuses a name it has no algorithm for (kInvalid at /algorithm).
+  std::optional<std::string> algorithm;
   bool operator==(const JobStartRequest&) const = default;
 };
 
