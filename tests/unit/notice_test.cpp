@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,18 @@ TEST(Notice, RequestToJson_RoundTripsEveryExample) {
     ASSERT_TRUE(p.ok()) << again << " -> " << p.error().message;
     EXPECT_EQ(p.request(), r) << line;
   }
+}
+
+// The parser's table (op -> parser) and op_name() list the ops separately; the examples cover
+// every op, so a request parsed from "op": X must be named X again.
+TEST(Notice, OpName_IsTheOpTheRequestWasParsedFrom) {
+  std::set<std::string> ops;
+  for (const std::string& line : kExamples) {
+    const std::string op = json::parse(line).at("op");
+    EXPECT_EQ(op_name(parse_ok(line)), op) << line;
+    ops.insert(op);
+  }
+  EXPECT_EQ(ops.size(), std::variant_size_v<Request>);
 }
 
 struct Malformed {
