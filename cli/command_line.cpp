@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "flowtable/guid_text.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
 
 #ifndef IBSDN_VERSION
@@ -65,14 +66,11 @@ SwitchRef parse_switch(const std::string& text) {
     return Lid(static_cast<std::uint16_t>(lid));
   }
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    std::uint64_t guid = 0;
-    const char* first = text.data() + 2;
-    const char* last = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(first, last, guid, 16);
-    if (text.size() > 18 || ec != std::errc() || ptr != last) {
+    const std::optional<Guid> guid = parse_guid(text);
+    if (!guid) {
       throw UsageError{"--switch", "'" + text + "' is not a GUID (0x and 1 to 16 hex digits)"};
     }
-    return Guid(guid);
+    return *guid;
   }
   return text;
 }

@@ -1,5 +1,5 @@
 // ibsdnctl's command line (CLI11): global options, one command, and the notice request it stands
-// for. The request is built as the typed Request of plugin/controller/notice.hpp and checked with
+// for. The request is built as the typed Request of plugin/notice/notice.hpp and checked with
 // the controller's own parser (parse_request(request_to_json(r))), so a value the controller
 // would refuse is a usage error here, named by its option, before any socket is opened.
 #pragma once
@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "cli/exit_code.hpp"
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 namespace ibsdn::cli {
 

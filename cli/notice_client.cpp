@@ -12,7 +12,7 @@
 #include <thread>
 #include <utility>
 
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 namespace ibsdn::cli {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "cli/text_table.hpp"
 #include "flowtable/flow_text.hpp"
+#include "flowtable/guid_text.hpp"
 
 namespace ibsdn::cli {
 namespace {
@@ -121,9 +122,7 @@ std::string utc_time(std::int64_t unix_ms) {
 
 // "0x0002c90300000003" -> "S-0002c90300000003", the switch label ibnetdiscover prints.
 std::string switch_label(const std::string& guid) {
-  if (guid.size() > 2 && guid[0] == '0' && (guid[1] == 'x' || guid[1] == 'X')) {
-    return "S-" + guid.substr(2);
-  }
+  if (const std::optional<Guid> g = parse_guid(guid)) return "S-" + guid_text(*g).substr(2);
   return "S-" + guid;
 }
 

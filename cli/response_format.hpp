@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 namespace ibsdn::cli {
 

@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "plugin/controller/names.hpp"
+#include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 
 namespace ibsdn {

@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "plugin/controller/config.hpp"
-#include "plugin/controller/names.hpp"
+#include "plugin/notice/names.hpp"
 
 namespace ibsdn {
 namespace {

@@ -8,7 +8,7 @@
 #include <exception>
 #include <utility>
 
-#include "plugin/controller/names.hpp"
+#include "plugin/notice/names.hpp"
 
 namespace ibsdn::plugin {
 namespace {

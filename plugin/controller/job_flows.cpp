@@ -5,8 +5,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "plugin/controller/names.hpp"
+#include "plugin/notice/names.hpp"
 #include "routing/patterns/mapping.hpp"
+#include "routing/patterns/pattern.hpp"
 
 namespace ibsdn::plugin {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "plugin/controller/host_map.hpp"
-#include "plugin/controller/notice.hpp"
 #include "plugin/controller/subnet.hpp"
+#include "plugin/notice/notice.hpp"
 #include "routing/flow.hpp"
 
 namespace ibsdn::plugin {

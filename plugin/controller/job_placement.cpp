@@ -9,8 +9,8 @@
 
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/job_controller.hpp"
-#include "plugin/controller/names.hpp"
 #include "plugin/controller/switch_sync.hpp"
+#include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/route_quality.hpp"
 
@@ -127,6 +127,14 @@ json JobController::ready_answer(const Job& j) const {
 
 json JobController::job_start(const JobStartRequest& r) {
   const auto started = Clock::now();
+  if (r.algorithm) {
+    try {
+      (void)make_algorithm(*r.algorithm);
+    } catch (const std::invalid_argument& e) {
+      throw NoticeFailure(ErrorCode::kInvalid, std::string("at /algorithm: ") + e.what(),
+                          "/algorithm");
+    }
+  }
   if (const auto it = jobs_.find(r.job); it != jobs_.end()) {
     // Slurm may run a prolog twice (requeue, retry): the same notice gets the same answer.
     if (it->second.request.nodes == r.nodes && it->second.request.traffic == r.traffic) {

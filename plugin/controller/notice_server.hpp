@@ -25,7 +25,7 @@
 #include <string>
 
 #include "plugin/controller/config.hpp"
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 namespace ibsdn {
 

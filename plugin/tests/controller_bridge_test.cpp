@@ -351,6 +351,29 @@ TEST(ControllerBridge, ARepeatedJobStartGetsTheSameAnswerAndAConflictingOneARefu
   EXPECT_EQ(other.at("error").at("code"), "invalid") << other.dump();
 }
 
+// The notice protocol checks only an algorithm name's syntax; the controller knows which exist and
+// answers as the parser did when it still knew them: invalid, at /algorithm, nothing routed.
+TEST(ControllerBridge, UnknownAlgorithm_IsRefusedInvalidAtTheAlgorithmField) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box;
+  Running run(glue, box, s);
+  json start = job_start(1, "ring", 1, 4);
+  start["algorithm"] = "fastest";
+  const json refused = ask(box.socket(), start);
+  EXPECT_EQ(refused.at("error").at("code"), "invalid") << refused.dump();
+  EXPECT_EQ(refused.at("error").at("at"), "/algorithm") << refused.dump();
+  EXPECT_EQ(refused.at("error").at("message").get<std::string>().rfind(
+                "at /algorithm: unknown routing algorithm 'fastest' (known: dmodk, ", 0),
+            0u)
+      << refused.dump();
+  EXPECT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "jobs"}}).at("jobs").empty());
+  start["algorithm"] = "sdn-greedy";
+  const json ready = ask(box.socket(), start);
+  EXPECT_EQ(ready.value("algorithm", ""), "sdn-greedy") << ready.dump();
+}
+
 TEST(ControllerBridge, JobsAndEntriesSurviveARestartAndAnEmptiedSwitchIsRepaired) {
   TestFabric s;
   FakeGlue glue;

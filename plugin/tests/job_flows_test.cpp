@@ -7,6 +7,7 @@
 
 #include "plugin/abi_fabric.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
+#include "routing/patterns/pattern.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {

@@ -88,12 +88,6 @@ std::uint64_t grid_points(std::span<const std::uint32_t> extents) {
   return p;
 }
 
-std::string dims_to_string(std::span<const std::uint32_t> extents) {
-  std::string s;
-  for (const std::uint32_t e : extents) s += (s.empty() ? "" : "x") + std::to_string(e);
-  return s;
-}
-
 void require_dims_match(std::string_view pattern, std::span<const std::uint32_t> extents,
                         std::uint32_t ranks) {
   const std::uint64_t points = grid_points(extents);

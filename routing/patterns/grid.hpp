@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <span>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,9 +18,6 @@ void add_torus_neighbours(RankFlowBuilder& out, std::span<const std::uint32_t> e
 
 /// The number of grid points, saturated at UINT64_MAX.
 std::uint64_t grid_points(std::span<const std::uint32_t> extents);
-
-/// "8x8x16".
-std::string dims_to_string(std::span<const std::uint32_t> extents);
 
 /// Throws std::invalid_argument unless the dims hold exactly `ranks` points.
 void require_dims_match(std::string_view pattern, std::span<const std::uint32_t> extents,

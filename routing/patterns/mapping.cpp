@@ -6,16 +6,6 @@
 
 namespace ibsdn {
 
-Mapping parse_mapping(std::string_view text) {
-  if (text == "block") return Mapping::kBlock;
-  if (text == "cyclic") return Mapping::kCyclic;
-  throw std::invalid_argument("unknown mapping '" + std::string(text) + "' (known: block, cyclic)");
-}
-
-std::string_view to_string(Mapping m) {
-  return m == Mapping::kBlock ? "block" : "cyclic";
-}
-
 std::vector<NodeIdx> map_ranks(std::span<const NodeIdx> nodes, std::uint32_t ranks_per_node,
                                Mapping mapping, std::uint32_t ranks) {
   if (ranks_per_node == 0) throw std::invalid_argument("ranks per node must be at least 1");

@@ -7,22 +7,14 @@
 
 #include <cstdint>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "routing/fabric.hpp"
 #include "routing/flow.hpp"
-#include "routing/patterns/pattern.hpp"
+#include "routing/patterns/mapping_kind.hpp"
+#include "routing/patterns/pattern_spec.hpp"
 
 namespace ibsdn {
-
-/// Seed 003's process placements. Block: ranks 0..r-1 on the first node, r..2r-1 on the second,
-/// and so on (r ranks per node). Cyclic: rank i on node i mod n (n nodes), round-robin.
-enum class Mapping : std::uint8_t { kBlock, kCyclic };
-
-/// "block" or "cyclic"; throws std::invalid_argument otherwise.
-Mapping parse_mapping(std::string_view text);
-std::string_view to_string(Mapping m);
 
 /// The node of every rank, indexed by rank. Throws std::invalid_argument when ranks exceed
 /// nodes.size() * ranks_per_node, or ranks_per_node is 0.

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "routing/patterns/pattern.hpp"
+#include "routing/patterns/pattern_spec.hpp"
 
 namespace ibsdn {
 

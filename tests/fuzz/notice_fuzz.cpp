@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view line(reinterpret_cast<const char*>(data), size);

@@ -22,7 +22,7 @@
 #include "cli/notice_client.hpp"
 #include "cli/response_format.hpp"
 #include "flowtable/flow_text.hpp"
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/notice.hpp"
 
 namespace ibsdn::cli {
 namespace {
@@ -268,8 +268,8 @@ TEST(IbsdnctlCommandLine, UsageErrors_ExitTwoNamingTheOption) {
       {with({"--nodes", "a", "--pattern", "ring", "--mapping", "random"}), "--mapping"},
       {with({"--nodes", "a", "--pattern", "ring", "--ranks-per-node", "0"}), "--ranks-per-node"},
       {with({"--nodes", "a", "--pattern", "ring", "--uid", "4294967295"}), "--uid"},
-      {with({"--nodes", "a", "--pattern", "ring", "--algorithm", "fastest"}),
-       "--algorithm: at /algorithm: unknown routing algorithm 'fastest'"},
+      {with({"--nodes", "a", "--pattern", "ring", "--algorithm", "sdn_optimal"}),
+       "--algorithm: at /algorithm: 'sdn_optimal' is not a valid algorithm name"},
       {{"job", "start", "--job", "1", "--user", "9lives", "--nodes", "a", "--pattern", "ring"},
        "--user: at /user: '9lives' is not a valid user name"},
       {{"job", "phase", "--job", "1"}, "job phase needs --begin NAME or --end NAME"},

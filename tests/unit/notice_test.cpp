@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "plugin/controller/notice.hpp"
+#include "plugin/notice/names.hpp"
+#include "plugin/notice/notice.hpp"
 
 namespace ibsdn {
 namespace {
@@ -119,6 +121,18 @@ TEST(Notice, RequestToJson_RoundTripsEveryExample) {
   }
 }
 
+// The parser's table (op -> parser) and op_name() list the ops separately; the examples cover
+// every op, so a request parsed from "op": X must be named X again.
+TEST(Notice, OpName_IsTheOpTheRequestWasParsedFrom) {
+  std::set<std::string> ops;
+  for (const std::string& line : kExamples) {
+    const std::string op = json::parse(line).at("op");
+    EXPECT_EQ(op_name(parse_ok(line)), op) << line;
+    ops.insert(op);
+  }
+  EXPECT_EQ(ops.size(), std::variant_size_v<Request>);
+}
+
 struct Malformed {
   std::string line;
   ErrorCode code;
@@ -204,8 +218,10 @@ std::vector<Malformed> malformed_cases() {
        "/ranks_per_node", "out of range 1..4096"},
       {kStart + R"("nodes":["a"],"pattern":"ring","elephants":[[0,1],[2,"3"]]})",
        ErrorCode::kInvalid, "/elephants/1/1", "a rank must be an integer"},
-      {kStart + R"("nodes":["a"],"pattern":"ring","algorithm":"fastest"})", ErrorCode::kInvalid,
-       "/algorithm", "unknown routing algorithm 'fastest'"},
+      {kStart + R"("nodes":["a"],"pattern":"ring","algorithm":"Fast est"})", ErrorCode::kInvalid,
+       "/algorithm", "'Fast est' is not a valid algorithm name"},
+      {kStart + R"("nodes":["a"],"pattern":"ring","algorithm":""})", ErrorCode::kInvalid,
+       "/algorithm", "empty algorithm name"},
       {kStart +
            R"("nodes":["a"],"pattern":"ring","phases":[{"name":"x","pattern":"ring"},{"name":"x","pattern":"ring"}]})",
        ErrorCode::kInvalid, "/phases/1/name", "declared twice (first at /phases/0/name)"},
@@ -252,6 +268,17 @@ TEST(Notice, MalformedRequestsGiveTheRightCodeAndPointer) {
       EXPECT_EQ(e.message.rfind("at " + m.at + ": ", 0), 0u) << e.message;
     }
   }
+}
+
+// The protocol knows no routing registry: a well-formed name reaches the controller, which
+// refuses the ones it has no algorithm for (ControllerBridge.UnknownAlgorithm_...).
+TEST(Notice, AlgorithmName_OnlyItsSyntaxIsChecked) {
+  const Request r = parse_ok(kStart + R"("nodes":["a"],"pattern":"ring","algorithm":"fastest"})");
+  EXPECT_EQ(std::get<JobStartRequest>(r).algorithm, std::optional<std::string>("fastest"));
+  EXPECT_FALSE(parse_request(kStart + R"("nodes":["a"],"pattern":"ring","algorithm":"9x"})").ok());
+  EXPECT_FALSE(parse_request(kStart + R"("nodes":["a"],"pattern":"ring","algorithm":")" +
+                             std::string(kMaxAlgorithmNameLength + 1, 'a') + "\"}")
+                   .ok());
 }
 
 TEST(Notice, ErrorMessagesArePrintableAsciiAndBounded) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -172,6 +173,24 @@ TEST(PatternRegistry, ListsEveryPatternWithSummaryAndOptions) {
   EXPECT_EQ(pattern_options("umesh"), (std::vector<std::string>{"min", "max", "range", "bytes"}));
   EXPECT_EQ(pattern_options("matrix"), (std::vector<std::string>{"file"}));
   EXPECT_THROW(pattern_summary("nosuch"), std::invalid_argument);
+}
+
+// The syntax (pattern_syntax.def, shared with the notice protocol) and the generators
+// (patterns.def) are two tables: a name in one only would be accepted in a notice and then fail
+// to route, or be routable but never accepted.
+TEST(PatternRegistry, EverySyntaxNameHasAGeneratorAndEveryGeneratorASyntax) {
+  const std::vector<std::string> syntax = pattern_names();
+  const std::vector<std::string> generators = generator_names();
+  for (const std::string& name : syntax) {
+    EXPECT_NE(std::find(generators.begin(), generators.end(), name), generators.end())
+        << name << " has a syntax but no generator";
+  }
+  for (const std::string& name : generators) {
+    EXPECT_NE(std::find(syntax.begin(), syntax.end(), name), syntax.end())
+        << name << " has a generator but no syntax";
+  }
+  EXPECT_EQ(std::set<std::string>(generators.begin(), generators.end()).size(), generators.size())
+      << "a generator is registered twice";
 }
 
 TEST(PatternRegistry, RejectsZeroRanks) {

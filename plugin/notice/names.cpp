@@ -1,4 +1,4 @@
-#include "plugin/controller/names.hpp"
+#include "plugin/notice/names.hpp"
 
 #include <cstdio>
 
@@ -64,6 +64,21 @@ std::string phase_name_problem(std::string_view name) {
     const char c = name[i];
     if (!is_alpha(c) && !is_digit(c) && c != '_' && c != '.' && c != ':' && c != '-') {
       return "character " + std::to_string(i + 1) + " is not a letter, digit, '_', '.', ':' or '-'";
+    }
+  }
+  return {};
+}
+
+std::string algorithm_name_problem(std::string_view name) {
+  if (name.empty()) return "empty algorithm name";
+  if (name.size() > kMaxAlgorithmNameLength) {
+    return "longer than " + std::to_string(kMaxAlgorithmNameLength) + " characters";
+  }
+  if (name[0] < 'a' || name[0] > 'z') return "does not start with a lower-case letter";
+  for (std::size_t i = 1; i < name.size(); ++i) {
+    const char c = name[i];
+    if ((c < 'a' || c > 'z') && !is_digit(c) && c != '-') {
+      return "character " + std::to_string(i + 1) + " is not a lower-case letter, digit or '-'";
     }
   }
   return {};

@@ -1,0 +1,144 @@
+// The requests of the notice protocol as typed values (docs/notice-protocol.md, "Requests"), read
+// from a line by parse_request() and written by request_to_json(). Both are the only code that
+// knows the JSON form, so the controller, ibsdnctl and the Slurm hook cannot disagree on it.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "flowtable/types.hpp"
+#include "plugin/notice/error_code.hpp"
+#include "routing/patterns/mapping_kind.hpp"
+#include "routing/patterns/pattern_spec.hpp"
+
+namespace ibsdn {
+
+/// A job's traffic: a registered pattern (never `matrix`, which would read a file as root) or an
+/// explicit traffic matrix, normalised like a matrix file (ordered by source then destination,
+/// repeated pairs summed, zero totals dropped).
+using Traffic = std::variant<PatternSpec, std::vector<RankFlow>>;
+
+/// An elephant flow (thesis 4.1: user hints): the pair carries most of the job's bytes.
+struct RankPair {
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  bool operator==(const RankPair&) const = default;
+};
+
+struct PhaseDecl {
+  std::string name;
+  Traffic traffic;
+  bool operator==(const PhaseDecl&) const = default;
+};
+
+struct JobStartRequest {
+  JobId job;
+  std::string user;
+  std::optional<std::uint32_t> uid;
+  std::vector<std::string> nodes;  // Slurm host names, in rank-placement order, distinct
+  Traffic traffic;
+  std::optional<std::uint32_t> ranks_per_node;  // default: the nodes' GPU count (or 1)
+  Mapping mapping = Mapping::kBlock;
+  std::vector<RankPair> elephants;
+  std::vector<PhaseDecl> phases;  // names distinct
+  /// Operator override of config.algorithms. Only its syntax is checked here: the controller
+  /// refuses a name it has no algorithm for (kInvalid at /algorithm).
+  std::optional<std::string> algorithm;
+  bool operator==(const JobStartRequest&) const = default;
+};
+
+struct JobEndRequest {
+  JobId job;
+  bool operator==(const JobEndRequest&) const = default;
+};
+
+enum class PhaseAction : std::uint8_t { kBegin, kEnd };
+
+struct PhaseRequest {
+  JobId job;
+  PhaseAction action = PhaseAction::kBegin;
+  std::string name;
+  /// begin: the phase's traffic, or none for a phase declared in job_start. end: always none.
+  std::optional<Traffic> traffic;
+  bool operator==(const PhaseRequest&) const = default;
+};
+
+struct HintRequest {
+  JobId job;
+  std::vector<RankPair> elephants;
+  bool operator==(const HintRequest&) const = default;
+};
+
+struct JobsQuery {
+  bool operator==(const JobsQuery&) const = default;
+};
+
+/// A switch as an operator names it: LID, GUID or node name / NodeDescription.
+using SwitchRef = std::variant<Lid, Guid, std::string>;
+
+struct FlowsQuery {
+  std::optional<SwitchRef> switch_ref;
+  std::optional<JobId> job;
+  bool from_switch = false;  // read the tables back from the switches instead of the intent
+  bool operator==(const FlowsQuery&) const = default;
+};
+
+struct LinksQuery {
+  std::optional<std::uint32_t> top;  // the N most loaded links; default all loaded links
+  bool operator==(const LinksQuery&) const = default;
+};
+
+struct RouteQuery {
+  std::string src;  // host names
+  std::string dst;
+  bool operator==(const RouteQuery&) const = default;
+};
+
+struct AuditQuery {
+  bool repair = false;  // also re-install missing entries and remove stale ones (scheduler only)
+  bool operator==(const AuditQuery&) const = default;
+};
+struct StatsQuery {
+  bool operator==(const StatsQuery&) const = default;
+};
+struct PingQuery {
+  bool operator==(const PingQuery&) const = default;
+};
+
+using Request = std::variant<JobStartRequest, JobEndRequest, PhaseRequest, HintRequest, JobsQuery,
+                             FlowsQuery, LinksQuery, RouteQuery, AuditQuery, StatsQuery, PingQuery>;
+
+/// The "op" string of a request ("job_start", "flows", ...).
+std::string_view op_name(const Request& r);
+
+/// Who may send a request: job changes come from Slurm (root or config.slurm_user); phase and
+/// hint also from the job's own user (the application announces its phases); queries from
+/// anyone who can open the socket (its mode already limits that).
+enum class Privilege : std::uint8_t { kAnyone, kJobOwnerOrScheduler, kScheduler };
+Privilege required_privilege(const Request& r);
+
+class ParsedRequest {
+ public:
+  explicit ParsedRequest(Request r) : result_(std::move(r)) {}
+  explicit ParsedRequest(RequestError e) : result_(std::move(e)) {}
+  [[nodiscard]] bool ok() const { return result_.index() == 0; }
+  [[nodiscard]] const Request& request() const { return std::get<Request>(result_); }
+  [[nodiscard]] const RequestError& error() const { return std::get<RequestError>(result_); }
+
+ private:
+  std::variant<Request, RequestError> result_;
+};
+
+/// Parses one request line (a trailing "\n" or "\r\n" is allowed). Never throws.
+ParsedRequest parse_request(std::string_view line) noexcept;
+
+/// The request as JSON in the canonical form parse_request() reads (patterns as their canonical
+/// text). parse_request(request_to_json(r).dump()) gives r back. Clients use it to build lines.
+nlohmann::json request_to_json(const Request& r);
+
+}  // namespace ibsdn

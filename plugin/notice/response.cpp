@@ -1,0 +1,147 @@
+#include "plugin/notice/response.hpp"
+
+#include "flowtable/flow_text.hpp"
+#include "flowtable/guid_text.hpp"
+#include "plugin/notice/version.hpp"
+
+namespace ibsdn {
+
+using nlohmann::json;
+
+json ok_response() {
+  return {{"v", kNoticeProtocolVersion}, {"ok", true}};
+}
+
+json error_response(ErrorCode code, std::string_view message, std::string_view at) {
+  json e = {{"code", to_string(code)}, {"message", message}};
+  if (!at.empty()) e["at"] = at;
+  return {{"v", kNoticeProtocolVersion}, {"ok", false}, {"error", std::move(e)}};
+}
+
+json error_response(const RequestError& e) {
+  return error_response(e.code, e.message, e.at);
+}
+
+json ready_response(const JobReady& r) {
+  json j = ok_response();
+  j["job"] = r.job.value();
+  j["algorithm"] = r.algorithm;
+  j["flows"] = r.flows;
+  j["flows_on_default"] = r.flows_on_default;
+  j["entries"] = r.entries;
+  j["max_link_load"] = r.max_link_load;
+  j["bound"] = r.bound;
+  j["degraded"] = r.degraded;
+  j["warnings"] = r.warnings;
+  j["timings_ms"] = {{"route", r.route_ms}, {"compile", r.compile_ms}, {"install", r.install_ms}};
+  return j;
+}
+
+json pong_response(std::string_view server_version) {
+  json j = ok_response();
+  j["pong"] = true;
+  j["version"] = server_version;
+  j["protocol"] = kNoticeProtocolVersion;
+  return j;
+}
+
+json jobs_response(std::span<const JobSummary> jobs) {
+  json list = json::array();
+  for (const JobSummary& s : jobs) {
+    list.push_back({{"job", s.job.value()},
+                    {"user", s.user},
+                    {"nodes", s.nodes},
+                    {"pattern", s.pattern},
+                    {"algorithm", s.algorithm},
+                    {"phase", s.phase},
+                    {"entries", s.entries},
+                    {"started_unix_ms", s.started_unix_ms},
+                    {"degraded", s.degraded}});
+  }
+  json j = ok_response();
+  j["jobs"] = std::move(list);
+  return j;
+}
+
+json flows_response(std::span<const SwitchFlows> switches, bool from_switch) {
+  json list = json::array();
+  for (const SwitchFlows& s : switches) {
+    json entries = json::array();
+    for (const FlowEntry& e : s.entries) {
+      json f = flow_to_json(e);
+      f["text"] = format_flow(e);
+      entries.push_back(std::move(f));
+    }
+    list.push_back({{"guid", guid_text(s.guid)},
+                    {"lid", s.lid.value()},
+                    {"name", s.name},
+                    {"entries", std::move(entries)}});
+  }
+  json j = ok_response();
+  j["source"] = from_switch ? "switch" : "controller";
+  j["switches"] = std::move(list);
+  return j;
+}
+
+json links_response(std::span<const LinkRow> links) {
+  json list = json::array();
+  for (const LinkRow& l : links) {
+    list.push_back({{"from", l.from},
+                    {"from_port", l.from_port.value()},
+                    {"to", l.to},
+                    {"to_port", l.to_port.value()},
+                    {"flows", l.flows},
+                    {"weight", l.weight}});
+  }
+  json j = ok_response();
+  j["links"] = std::move(list);
+  return j;
+}
+
+json route_response(std::string_view src, std::string_view dst, std::span<const RouteHop> hops) {
+  json list = json::array();
+  for (const RouteHop& h : hops) {
+    json hop = {{"node", h.node},
+                {"guid", guid_text(h.guid)},
+                {"out_port", h.out_port.value()},
+                {"by", h.by_flow_entry ? "flow" : "lft"}};
+    if (h.by_flow_entry) hop["cookie"] = h.cookie;
+    list.push_back(std::move(hop));
+  }
+  json j = ok_response();
+  j["src"] = src;
+  j["dst"] = dst;
+  j["hops"] = std::move(list);
+  return j;
+}
+
+json audit_response(std::size_t switches_checked, std::span<const AuditFinding> findings) {
+  json list = json::array();
+  for (const AuditFinding& f : findings) {
+    list.push_back({{"switch", guid_text(f.switch_guid)},
+                    {"name", f.switch_name},
+                    {"kind", f.kind},
+                    {"detail", f.detail}});
+  }
+  json j = ok_response();
+  j["switches_checked"] = switches_checked;
+  j["consistent"] = findings.empty();
+  j["findings"] = std::move(list);
+  return j;
+}
+
+json stats_response(std::span<const std::pair<std::string, std::uint64_t>> counters) {
+  json c = json::object();
+  for (const auto& [name, value] : counters) c[name] = value;
+  json j = ok_response();
+  j["stats"] = std::move(c);
+  return j;
+}
+
+std::string to_line(const json& response) {
+  std::string line = response.dump(-1, ' ', true, json::error_handler_t::replace);
+  line += '\n';
+  return line;
+}
+
+}  // namespace ibsdn

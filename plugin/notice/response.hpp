@@ -1,0 +1,104 @@
+// The responses of the notice protocol (docs/notice-protocol.md, "Responses"): one builder per
+// answer, and to_line(), the one way a response becomes the line the controller writes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "flowtable/flow_entry.hpp"
+#include "flowtable/types.hpp"
+#include "plugin/notice/error_code.hpp"
+
+namespace ibsdn {
+
+/// {"v":1,"ok":true}
+nlohmann::json ok_response();
+/// {"v":1,"ok":false,"error":{"code":..., "message":..., "at":...}} ("at" only when not empty).
+nlohmann::json error_response(ErrorCode code, std::string_view message, std::string_view at = {});
+nlohmann::json error_response(const RequestError& e);
+
+/// The answer to job_start and phase begin once the job's flow entries are installed.
+struct JobReady {
+  JobId job;
+  std::string algorithm;
+  std::uint64_t flows = 0;             // fabric flows of the job
+  std::uint64_t flows_on_default = 0;  // of which needed no entry: the LFT route was chosen
+  std::uint64_t entries = 0;           // flow entries installed over all switches
+  double max_link_load = 0;            // in flows on the busiest link, other jobs included
+  double bound = 0;                    // the lower bound NL_D for the job's flows
+  bool degraded = false;               // some flows stay on the LFT (tables full, switch gone)
+  std::vector<std::string> warnings;
+  double route_ms = 0;
+  double compile_ms = 0;
+  double install_ms = 0;
+};
+nlohmann::json ready_response(const JobReady& r);
+
+/// {"v":1,"ok":true,"pong":true,"version":"0.1.0","protocol":1}
+nlohmann::json pong_response(std::string_view server_version);
+
+struct JobSummary {
+  JobId job;
+  std::string user;
+  std::size_t nodes = 0;
+  std::string pattern;  // the canonical pattern text, or "matrix"
+  std::string algorithm;
+  std::string phase;  // empty when the job has no active phase
+  std::uint64_t entries = 0;
+  std::int64_t started_unix_ms = 0;
+  bool degraded = false;
+};
+nlohmann::json jobs_response(std::span<const JobSummary> jobs);
+
+struct SwitchFlows {
+  Guid guid;
+  Lid lid;
+  std::string name;
+  std::vector<FlowEntry> entries;
+};
+/// Entries in flowtable's JSON form (flow_to_json) plus their ovs-ofctl text.
+nlohmann::json flows_response(std::span<const SwitchFlows> switches, bool from_switch);
+
+struct LinkRow {
+  std::string from;
+  PortNum from_port;
+  std::string to;
+  PortNum to_port;
+  std::int64_t flows = 0;
+  double weight = 0;
+};
+nlohmann::json links_response(std::span<const LinkRow> links);
+
+struct RouteHop {
+  std::string node;
+  Guid guid;
+  PortNum out_port;
+  bool by_flow_entry = false;  // false: the LFT's default route
+  std::uint64_t cookie = 0;    // the job owning the entry, when by_flow_entry
+};
+nlohmann::json route_response(std::string_view src, std::string_view dst,
+                              std::span<const RouteHop> hops);
+
+struct AuditFinding {
+  Guid switch_guid;
+  std::string switch_name;
+  std::string kind;  // "missing", "unexpected", "differs", "unreachable"
+  std::string detail;
+};
+nlohmann::json audit_response(std::size_t switches_checked, std::span<const AuditFinding> findings);
+
+/// Counters by name ("jobs_active", "notices", "flow_mods_sent", ...); JSON objects list them
+/// sorted.
+nlohmann::json stats_response(std::span<const std::pair<std::string, std::uint64_t>> counters);
+
+/// One response line: compact JSON, ASCII only (\uXXXX escapes), and '\n'. Invalid UTF-8 in
+/// strings becomes U+FFFD instead of an exception.
+std::string to_line(const nlohmann::json& response);
+
+}  // namespace ibsdn
