@@ -9,10 +9,14 @@
 namespace ibsdn::mad::wire {
 namespace {
 
-// FlowMod: an OpenFlow 1.5 ofp_flow_mod at kOffBody, then the result trailer.
-constexpr std::size_t kOffAffected = 248;  // GetResp only; zero in the Set
-constexpr std::size_t kOffTrailerReserved = 252;
-constexpr std::size_t kMaxOfpLength = kOffAffected - kOffBody;  // 216
+// FlowMod: an OpenFlow 1.5 ofp_flow_mod at kOffBody, then the 8-byte result trailer, which ends
+// at byte 224. Every transport delivers bytes 0-223 intact (umad2sim overwrites 224-255), so the
+// GetResp's `affected` reaches the requester whatever carries it; wire-format revision 1 had the
+// trailer at 248 and lost it under ibsim (docs/wire-format.md, section 10).
+constexpr std::size_t kOffAffected = 216;  // GetResp only; zero in the Set
+constexpr std::size_t kOffTrailerReserved = 220;
+constexpr std::size_t kOffTrailerEnd = 224;                     // 224-255: zero in every FlowMod
+constexpr std::size_t kMaxOfpLength = kOffAffected - kOffBody;  // 184
 
 // Offsets inside the ofp_flow_mod (add kOffBody for the MAD offset).
 constexpr std::size_t kOfVersion = 0;
@@ -50,6 +54,13 @@ constexpr std::uint32_t kOfpgAny = 0xFFFFFFFF;
 constexpr std::size_t kOutputActionSize = 16;
 constexpr std::size_t kSetSlActionSize = 16;  // 4 action header + 9 OXM + 3 padding
 constexpr std::size_t kInstructionHeaderSize = 8;
+
+// The largest FlowMod the class can express (docs/wire-format.md 4.4): all four match fields with
+// masks (4 + 12 + 12 + 10 + 16 = 54, padded to 56), an SL rewrite and the output.
+constexpr std::size_t kLargestFlowMod =
+    kOfMatch + 56 + kInstructionHeaderSize + kSetSlActionSize + kOutputActionSize;  // 144
+static_assert(kLargestFlowMod <= kMaxOfpLength);
+static_assert(kOffTrailerEnd == kOffAffected + 8);
 
 struct FieldRef {
   IbField id;
@@ -359,7 +370,8 @@ FlowMod read_flow_mod(const Reader& r, std::uint64_t tid, bool response) {
   } else {
     r.expect_zero(kOffAffected, kOffTrailerReserved, kBad, "affected (response only)");
   }
-  r.expect_zero(kOffTrailerReserved, kMadSize, kBad, "reserved");
+  r.expect_zero(kOffTrailerReserved, kOffTrailerEnd, kBad, "trailer reserved");
+  r.expect_zero(kOffTrailerEnd, kMadSize, kBad, "unused tail (224-255)");
   return fm;
 }
 

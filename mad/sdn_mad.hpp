@@ -22,6 +22,10 @@ inline constexpr std::uint8_t kClassVersion = 1;
 inline constexpr std::size_t kMadSize = 256;
 inline constexpr std::size_t kHeaderSize = 24;
 inline constexpr std::size_t kDataSize = kMadSize - kHeaderSize;  // 232
+/// The revision of docs/wire-format.md this code speaks. It is not on the wire: the ClassVersion
+/// stays 1 because OpenSM's vendor layer and the kernel bind a class per version (the doc's
+/// section 10 says why and what a mismatch looks like). The agent logs it at start.
+inline constexpr int kWireFormatRevision = 2;
 
 using MadBytes = std::array<std::uint8_t, kMadSize>;
 

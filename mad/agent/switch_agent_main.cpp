@@ -172,7 +172,8 @@ int main(int argc, char** argv) {
              hex16(transport->local_lid().value()) +
              (transport->claimed_sm_port() ? " (as the port's SM client)" : "") +
              "; table capacity " + std::to_string(capacity) + ", level " + level_text + ", " +
-             std::to_string(num_ports) + " ports");
+             std::to_string(num_ports) + " ports; wire format revision " +
+             std::to_string(mad::kWireFormatRevision));
 
     mad::ServeHooks hooks;
     hooks.on_mad = [&](const mad::ReceivedMad& in, const mad::Handled& h) {

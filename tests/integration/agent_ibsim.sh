@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ibsdn-switch-agent on a real ibsim fabric: XGFT(2;4,4;1,4) (8 switches, 16 HCAs), OpenSM --once
 # to bring it up, one agent per switch, and ibsdn-madtool at an HCA sending class-0x09 MADs by
-# LID through the simulated LFTs. Checks: FlowMods read back identical on every switch, a wrong
+# LID through the simulated LFTs. Checks: FlowMods answer the real `affected` count (it lies below
+# byte 224, which umad2sim overwrites) and read back identical on every switch, a wrong
 # key is refused and installs nothing, a full table answers table-full, a malformed MAD gets an
 # error status and leaves the agent running, del-cookie empties the tables, SIGTERM stops the
 # agents cleanly and frees their ibsim slots.
@@ -75,13 +76,16 @@ for sw in "${SWITCHES[@]}"; do
   flows_for "$lid" "$ports" >"$WORK/sent-$sw"
   [[ $sw == "$SMALL" ]] && head -n 4 "$WORK/sent-$sw" >"$WORK/sent-$sw.tmp" && mv "$WORK/sent-$sw.tmp" "$WORK/sent-$sw"
   while IFS= read -r flow; do
-    tool --key "$KEY" --lid "$lid" add "$flow" >/dev/null || fail "add on $sw: $flow"
+    # The GetResp's `affected` sits below byte 224 (wire-format revision 2): umad2sim, which
+    # overwrites bytes 224-255, must not turn it into 0.
+    out=$(tool --key "$KEY" --lid "$lid" add "$flow") || fail "add on $sw: $flow"
+    [[ $out == "ok, affected=1" ]] || fail "add on $sw: expected 'ok, affected=1', got '$out': $flow"
   done <"$WORK/sent-$sw"
   tool --key "$KEY" --lid "$lid" barrier >/dev/null || fail "barrier on $sw"
   tool --key "$KEY" --lid "$lid" dump >"$WORK/dump-$sw" || fail "dump of $sw"
   diff -u "$WORK/sent-$sw" "$WORK/dump-$sw" >&2 || fail "$sw: table read back differs from what was sent"
 done
-pass "FlowMods sent by LID to all 8 switches read back identical ($(cat "$WORK"/sent-* | wc -l) entries)"
+pass "FlowMods sent by LID to all 8 switches answered affected=1 and read back identical ($(cat "$WORK"/sent-* | wc -l) entries)"
 
 # --- wrong key ------------------------------------------------------------------------------
 sw=${SWITCHES[0]}
@@ -126,7 +130,9 @@ pass "malformed MADs answered with 0x0008 / 0x001c; agent still up and answering
 # --- del-cookie -----------------------------------------------------------------------------
 for sw in "${SWITCHES[@]}"; do
   lid=${LID[$sw]}
-  tool --key "$KEY" --lid "$lid" del-cookie 0x2a >/dev/null || fail "del-cookie 0x2a on $sw"
+  want=$(grep -c "cookie=0x2a," "$WORK/sent-$sw")
+  out=$(tool --key "$KEY" --lid "$lid" del-cookie 0x2a) || fail "del-cookie 0x2a on $sw"
+  [[ $out == "ok, affected=$want" ]] || fail "del-cookie 0x2a on $sw: expected affected=$want, got '$out'"
   tool --key "$KEY" --lid "$lid" dump >"$WORK/dump-$sw"
   grep -v "cookie=0x2a," "$WORK/sent-$sw" | diff -u - "$WORK/dump-$sw" >&2 ||
     fail "$sw: del-cookie 0x2a left the wrong entries"
@@ -134,7 +140,7 @@ for sw in "${SWITCHES[@]}"; do
   [[ -z $(tool --key "$KEY" --lid "$lid" dump) ]] || fail "$sw: table not empty after del-cookie"
   tool --key "$KEY" --lid "$lid" info | grep -q " used=0 " || fail "$sw: info does not say used=0"
 done
-pass "del-cookie removed exactly each job's entries; all tables empty"
+pass "del-cookie removed exactly each job's entries (affected counted them); all tables empty"
 
 # --- every agent survived, and stops cleanly on SIGTERM ---------------------------------------
 for sw in "${SWITCHES[@]}"; do proc_alive "agent-$sw" || fail "agent on $sw is gone"; done
