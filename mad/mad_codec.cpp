@@ -35,6 +35,7 @@ bool known_status(std::uint16_t s) {
     case Status::kMalformedMatch:
     case Status::kBadAction:
     case Status::kUnsupportedField:
+    case Status::kNotAuthorized:
       return true;
   }
   return false;

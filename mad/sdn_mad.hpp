@@ -51,6 +51,8 @@ enum class Status : std::uint16_t {
   kMalformedMatch = 0x0300,        // class-specific: match TLVs invalid or inconsistent
   kBadAction = 0x0400,             // class-specific: action invalid for this switch
   kUnsupportedField = 0x0500,      // class-specific: match beyond the flow definition level
+  kNotAuthorized = 0x0600,         // class-specific: this sender may not change the table (it is
+                                   // neither the subnet's master SM nor an allowed LID)
 };
 std::string_view to_string(Status s);
 
