@@ -362,7 +362,9 @@ port=${port%%[ ,]*}
 other=$((port == 1 ? 2 : 1))
 forged="${text%%actions=*}actions=output:$other"
 mark=$(file_size "$osm_dir/opensm.log")
-sim_run n0002 "$build/mad/agent/ibsdn-madtool" --key "$key" --lid "$lid" add "$forged" >/dev/null ||
+# From the SM's own node (OpenSM runs at n0001): the agents take FlowMods from the master SM LID
+# only, so this is the one writer besides the controller that a switch accepts.
+sim_run n0001 "$build/mad/agent/ibsdn-madtool" --key "$key" --lid "$lid" add "$forged" >/dev/null ||
   fail "madtool could not rewrite the entry on $sw"
 wait_for_file_text "$osm_dir/opensm.log" "osmsdn: (warning: )?switch $sw repaired" 10 "$mark" ||
   fail "the rewritten entry on $sw was not repaired"
