@@ -62,6 +62,7 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
   std::optional<HostMap> hosts;
   if (config_.host_map) hosts = HostMap::load(*config_.host_map);
   store_ = StateStore::open(config_.state_dir);
+  for (const std::string& n : store_->warnings()) glue_.info("warning: " + n);
   const std::optional<std::uint32_t> slurm_uid = uid_of_user(config_.slurm_user);
   if (!slurm_uid) {
     glue_.info("warning: slurm_user '" + config_.slurm_user +

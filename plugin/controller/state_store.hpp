@@ -7,6 +7,15 @@
 // with all its entries or absent. Entries are keyed by switch GUID because LIDs may change across
 // restarts. Not thread-safe: the controller serialises calls.
 //
+// The store never loses its jobs silently (docs/operations.md, "State directory and switch key"):
+// - a database that existed and is now missing, empty, truncated, not SQLite or without the
+//   schema is an error the operator resolves: open() never replaces it with an empty store. A
+//   marker file (ibsdn-state.created) written when the store is created tells "never existed"
+//   from "deleted";
+// - a second controller on the same directory is kept out by an flock() on ibsdn-state.lock.
+// The database, its -wal and -shm files, the marker and the lock file are 0600, the directory
+// 0700 (policy for existing ones in state_dir.hpp).
+//
 // Schema (version 1, PRAGMA user_version):
 //   jobs(job_id INTEGER PRIMARY KEY, user TEXT, uid INTEGER NULL, request TEXT,
 //        algorithm TEXT, phase TEXT NULL, started_unix_ms INTEGER)
@@ -24,14 +33,10 @@
 
 #include "flowtable/flow_entry.hpp"
 #include "flowtable/types.hpp"
+#include "plugin/controller/state_dir.hpp"
+#include "plugin/controller/state_error.hpp"
 
 namespace ibsdn {
-
-/// Any failure of the store. what() names the operation, the SQL step and SQLite's message.
-class StateError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct IntendedEntry {
   Guid switch_guid;
@@ -53,11 +58,17 @@ class StateStore {
  public:
   static constexpr int kSchemaVersion = 1;
   static constexpr const char* kFileName = "ibsdn-state.sqlite3";
+  static constexpr const char* kMarkerFileName = "ibsdn-state.created";
+  static constexpr const char* kLockFileName = "ibsdn-state.lock";
 
-  /// Opens (or creates) the store in `dir`. Creates `dir` with mode 0700 when missing (its parent
-  /// must exist); refuses a `dir` that is not a directory or is writable by group or others, a
-  /// database that fails SQLite's quick_check, and a schema newer than this build. Migrates an
-  /// older schema. Throws StateError.
+  /// Opens the store in `dir`, creating it when it never existed. Creates `dir` with mode 0700
+  /// when missing (its parent must exist). Holds DIR/ibsdn-state.lock until destroyed. Migrates
+  /// an older schema. Throws StateError, naming the file and what the operator can do, for: a
+  /// `dir` that is no directory, belongs to another uid, is writable by group or others, is on a
+  /// read-only file system or not writable; a `dir` another StateStore (in any process) holds;
+  /// a database that is missing while the marker says it was created, empty (0 bytes),
+  /// truncated, not SQLite, damaged (quick_check), without the schema or with a newer one; a
+  /// state file that is a symlink, belongs to another uid or is writable by group or others.
   static StateStore open(const std::string& dir);
 
   StateStore(StateStore&&) noexcept;
@@ -79,6 +90,9 @@ class StateStore {
   [[nodiscard]] std::vector<Guid> switches() const;
   /// The database file.
   [[nodiscard]] const std::string& path() const;
+  /// What open() changed or found worth telling the operator: tightened modes, a marker written
+  /// for a store that had none.
+  [[nodiscard]] const std::vector<std::string>& warnings() const;
 
  private:
   struct Impl;
