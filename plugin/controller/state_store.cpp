@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -45,6 +46,27 @@ constexpr const char* kMigrations[] = {
     ) STRICT, WITHOUT ROWID;
     CREATE INDEX flow_entries_by_switch ON flow_entries(switch_guid, job_id, seq);
     )sql",
+    // The quarantine keeps unreadable rows as they were: ANY columns take every value unchanged.
+    R"sql(
+    CREATE TABLE quarantine (
+      qid                 INTEGER PRIMARY KEY,
+      job_id              INTEGER NOT NULL,
+      reason              TEXT    NOT NULL,
+      bad_table           TEXT    NOT NULL,
+      bad_row             TEXT    NOT NULL,
+      bad_column          TEXT    NOT NULL,
+      quarantined_unix_ms INTEGER NOT NULL,
+      has_job_row         INTEGER NOT NULL CHECK (has_job_row IN (0, 1)),
+      user ANY, uid ANY, request ANY, algorithm ANY, phase ANY, started_unix_ms ANY
+    ) STRICT;
+    CREATE INDEX quarantine_by_job ON quarantine(job_id);
+    CREATE TABLE quarantine_entries (
+      qid    INTEGER NOT NULL REFERENCES quarantine(qid) ON DELETE CASCADE,
+      job_id INTEGER NOT NULL,
+      seq ANY, switch_guid ANY, entry ANY
+    ) STRICT;
+    CREATE INDEX quarantine_entries_by_qid ON quarantine_entries(qid);
+    )sql",
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 
@@ -52,6 +74,7 @@ static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 const std::array<std::vector<std::string>, StateStore::kSchemaVersion + 1> kTables = {{
     {},
     {"jobs", "flow_entries"},
+    {"jobs", "flow_entries", "quarantine", "quarantine_entries"},
 }};
 
 // What the start of every SQLite 3 database file reads.
@@ -395,6 +418,61 @@ FlowEntry entry_from_text(const std::string& text, std::int64_t job, const std::
   }
 }
 
+bool is_utf8(const std::string& text) {
+  try {
+    (void)nlohmann::json(text).dump();  // the JSON encoder validates UTF-8
+    return true;
+  } catch (const nlohmann::json::type_error&) {
+    return false;
+  }
+}
+
+// Why `request` is not what put_job stores (a JSON object), or "".
+std::string request_problem(const std::string& request) {
+  try {
+    if (!nlohmann::json::parse(request).is_object()) return "not a JSON object";
+  } catch (const nlohmann::json::exception& e) {
+    return std::string("not JSON: ") + e.what();
+  }
+  return {};
+}
+
+const char* type_name(int type) {
+  switch (type) {
+    case SQLITE_INTEGER:
+      return "an integer";
+    case SQLITE_FLOAT:
+      return "a real";
+    case SQLITE_TEXT:
+      return "text";
+    case SQLITE_BLOB:
+      return "a blob";
+    default:
+      return "NULL";
+  }
+}
+
+// The first unreadable column of a row, when there is one.
+struct Problem {
+  std::string table;
+  std::string row;
+  std::string column;
+  std::string what;
+
+  [[nodiscard]] std::string reason() const {
+    return table + " row (" + row + ")" + (column.empty() ? "" : ", column " + column) + ": " +
+           what;
+  }
+};
+
+// A column's value must have `want` type (`nullable`: or be NULL); the text of the problem if not.
+std::string type_problem(const Run& r, int col, int want, bool nullable) {
+  const int got = r.type(col);
+  if (got == want || (nullable && got == SQLITE_NULL)) return {};
+  return std::string("expected ") + type_name(want) + (nullable ? " or NULL" : "") + ", found " +
+         type_name(got);
+}
+
 }  // namespace
 
 struct StateStore::Impl {
@@ -404,9 +482,11 @@ struct StateStore::Impl {
   std::vector<std::string> warnings;
   Db db;  // declared before the statements: destroyed after them
   Statement begin, commit, rollback;
-  Statement delete_job, insert_job, insert_entry;
+  Statement delete_job, insert_job, insert_entry, job_quarantined;
   Statement select_jobs, select_job, select_entries, select_job_entries, select_switch_entries,
       select_switches;
+  Statement quarantine_job_row, quarantine_without_job_row, quarantine_entries, delete_job_entries,
+      select_quarantined, select_quarantined_job, release;
 
   // Rolls back unless commit() ran: a failed put_job leaves the previous version in place.
   class Transaction {
@@ -444,6 +524,114 @@ struct StateStore::Impl {
     j.algorithm = r.text(4);
     j.phase = r.is_null(5) ? std::string() : r.text(5);
     j.started_unix_ms = r.integer(6);
+  }
+
+  // Reads a jobs row as load() does: every column checked, the first problem returned.
+  std::optional<Problem> decode_job_row(const Run& r, StoredJob& j) const {
+    const std::string row = "job_id " + std::to_string(r.integer(0));
+    struct Column {
+      int index;
+      const char* name;
+      int type;
+      bool nullable;
+    };
+    static constexpr Column kColumns[] = {
+        {1, "user", SQLITE_TEXT, false},    {2, "uid", SQLITE_INTEGER, true},
+        {3, "request", SQLITE_TEXT, false}, {4, "algorithm", SQLITE_TEXT, false},
+        {5, "phase", SQLITE_TEXT, true},    {6, "started_unix_ms", SQLITE_INTEGER, false}};
+    for (const Column& c : kColumns) {
+      if (std::string why = type_problem(r, c.index, c.type, c.nullable); !why.empty()) {
+        return Problem{"jobs", row, c.name, why};
+      }
+      if (c.type == SQLITE_TEXT && !r.is_null(c.index) && !is_utf8(r.text(c.index))) {
+        return Problem{"jobs", row, c.name, "not UTF-8 text"};
+      }
+    }
+    if (const std::int64_t uid = r.is_null(2) ? 0 : r.integer(2); uid < 0 || uid > 4294967294) {
+      return Problem{"jobs", row, "uid", std::to_string(uid) + " is not a uid"};
+    }
+    read_job_row(r, j);
+    if (std::string why = request_problem(j.request); !why.empty()) {
+      return Problem{"jobs", row, "request", why};
+    }
+    return std::nullopt;
+  }
+
+  // Reads a flow_entries row (job_id, seq, switch_guid, entry) of job `job`.
+  static std::optional<Problem> decode_entry_row(const Run& r, std::int64_t job,
+                                                 IntendedEntry& out) {
+    const std::string row =
+        "job_id " + std::to_string(job) + ", seq " +
+        (r.type(1) == SQLITE_INTEGER ? std::to_string(r.integer(1)) : "'" + r.text(1) + "'");
+    if (std::string why = type_problem(r, 1, SQLITE_INTEGER, false); !why.empty()) {
+      return Problem{"flow_entries", row, "seq", why};
+    }
+    if (std::string why = type_problem(r, 2, SQLITE_INTEGER, false); !why.empty()) {
+      return Problem{"flow_entries", row, "switch_guid", why};
+    }
+    if (std::string why = type_problem(r, 3, SQLITE_TEXT, false); !why.empty()) {
+      return Problem{"flow_entries", row, "entry", why};
+    }
+    try {
+      out.entry = flow_from_json(nlohmann::json::parse(r.text(3)));
+    } catch (const std::exception& e) {
+      return Problem{"flow_entries", row, "entry",
+                     std::string("unreadable flow entry: ") + e.what()};
+    }
+    if (out.entry.cookie != static_cast<std::uint64_t>(job)) {
+      return Problem{"flow_entries", row, "entry",
+                     "cookie " + std::to_string(out.entry.cookie) + " is not the job id"};
+    }
+    out.switch_guid = guid_from_column(r.integer(2));
+    return std::nullopt;
+  }
+
+  // Moves job `job`'s rows into the quarantine tables; the caller's transaction commits.
+  QuarantinedJob move_to_quarantine(std::int64_t job, const Problem& p) {
+    QuarantinedJob q;
+    q.id = JobId(static_cast<std::uint64_t>(job));
+    q.reason = p.reason();
+    q.table = p.table;
+    q.row = p.row;
+    q.column = p.column;
+    q.quarantined_unix_ms = now_unix_ms();
+    const auto bind_common = [&](Run& r) {
+      r.bind(1, job).bind(2, q.reason).bind(3, q.table).bind(4, q.row).bind(5, q.column);
+      r.bind(6, q.quarantined_unix_ms);
+    };
+    {
+      Run r(quarantine_job_row, "quarantine: keep the jobs row");
+      bind_common(r);
+      r.exec();
+    }
+    if (sqlite3_changes(db.get()) == 0) {
+      q.has_job_row = false;
+      Run r(quarantine_without_job_row, "quarantine: record flow entries without a jobs row");
+      bind_common(r);
+      r.exec();
+    }
+    const std::int64_t qid = sqlite3_last_insert_rowid(db.get());
+    Run(quarantine_entries, "quarantine: keep the flow entries").bind(1, job).bind(2, qid).exec();
+    q.entry_rows = static_cast<std::size_t>(sqlite3_changes(db.get()));
+    Run(delete_job_entries, "quarantine: remove the flow entries").bind(1, job).exec();
+    Run(delete_job, "quarantine: remove the jobs row").bind(1, job).exec();
+    return q;
+  }
+
+  std::vector<QuarantinedJob> read_quarantined(Run& r) const {
+    std::vector<QuarantinedJob> out;
+    while (r.step()) {
+      QuarantinedJob& q = out.emplace_back();
+      q.id = JobId(static_cast<std::uint64_t>(r.integer(0)));
+      q.reason = r.text(1);
+      q.table = r.text(2);
+      q.row = r.text(3);
+      q.column = r.text(4);
+      q.quarantined_unix_ms = r.integer(5);
+      q.has_job_row = r.integer(6) != 0;
+      q.entry_rows = static_cast<std::size_t>(r.integer(7));
+    }
+    return out;
   }
 };
 
@@ -515,12 +703,14 @@ StateStore StateStore::open(const std::string& dir) {
   impl->insert_entry = Statement(
       db, path,
       "INSERT INTO flow_entries (job_id, seq, switch_guid, entry) VALUES (?1, ?2, ?3, ?4)");
+  impl->job_quarantined =
+      Statement(db, path, "SELECT reason FROM quarantine WHERE job_id = ?1 ORDER BY qid LIMIT 1");
   constexpr const char* kJobColumns =
       "SELECT job_id, user, uid, request, algorithm, phase, started_unix_ms FROM jobs";
   impl->select_jobs = Statement(db, path, std::string(kJobColumns) + " ORDER BY job_id");
   impl->select_job = Statement(db, path, std::string(kJobColumns) + " WHERE job_id = ?1");
   impl->select_entries = Statement(
-      db, path, "SELECT job_id, switch_guid, entry FROM flow_entries ORDER BY job_id, seq");
+      db, path, "SELECT job_id, seq, switch_guid, entry FROM flow_entries ORDER BY job_id, seq");
   impl->select_job_entries = Statement(
       db, path,
       "SELECT job_id, switch_guid, entry FROM flow_entries WHERE job_id = ?1 ORDER BY seq");
@@ -529,6 +719,31 @@ StateStore StateStore::open(const std::string& dir) {
       "SELECT job_id, entry FROM flow_entries WHERE switch_guid = ?1 ORDER BY job_id, seq");
   impl->select_switches =
       Statement(db, path, "SELECT DISTINCT switch_guid FROM flow_entries ORDER BY switch_guid");
+  constexpr const char* kQuarantineColumns =
+      "INSERT INTO quarantine (job_id, reason, bad_table, bad_row, bad_column, "
+      "quarantined_unix_ms, has_job_row, user, uid, request, algorithm, phase, started_unix_ms) ";
+  impl->quarantine_job_row =
+      Statement(db, path,
+                std::string(kQuarantineColumns) +
+                    "SELECT job_id, ?2, ?3, ?4, ?5, ?6, 1, user, uid, request, algorithm, phase, "
+                    "started_unix_ms FROM jobs WHERE job_id = ?1");
+  impl->quarantine_without_job_row =
+      Statement(db, path,
+                std::string(kQuarantineColumns) +
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, NULL, NULL, NULL, NULL, NULL, NULL)");
+  impl->quarantine_entries =
+      Statement(db, path,
+                "INSERT INTO quarantine_entries (qid, job_id, seq, switch_guid, entry) "
+                "SELECT ?2, job_id, seq, switch_guid, entry FROM flow_entries WHERE job_id = ?1");
+  impl->delete_job_entries = Statement(db, path, "DELETE FROM flow_entries WHERE job_id = ?1");
+  constexpr const char* kQuarantinedColumns =
+      "SELECT job_id, reason, bad_table, bad_row, bad_column, quarantined_unix_ms, has_job_row, "
+      "(SELECT count(*) FROM quarantine_entries e WHERE e.qid = q.qid) FROM quarantine q";
+  impl->select_quarantined =
+      Statement(db, path, std::string(kQuarantinedColumns) + " ORDER BY qid");
+  impl->select_quarantined_job =
+      Statement(db, path, std::string(kQuarantinedColumns) + " WHERE job_id = ?1 ORDER BY qid");
+  impl->release = Statement(db, path, "DELETE FROM quarantine WHERE job_id = ?1");
 
   // SQLite has created the -wal and -shm files by now; they must have the database's mode.
   for (const std::string& f : {path, path + "-wal", path + "-shm"}) state_dir::require_private(f);
@@ -545,15 +760,33 @@ void StateStore::put_job(const StoredJob& job) {
     throw std::invalid_argument("put_job: job id " + std::to_string(job.id.value()) +
                                 " outside 1..2^63-1");
   }
+  const std::string job_name = "put_job: job " + std::to_string(job.id.value());
   for (const IntendedEntry& e : job.entries) {
     if (e.entry.cookie != job.id.value()) {
-      throw std::invalid_argument("put_job: job " + std::to_string(job.id.value()) +
-                                  " has an entry with cookie " + std::to_string(e.entry.cookie));
+      throw std::invalid_argument(job_name + " has an entry with cookie " +
+                                  std::to_string(e.entry.cookie));
     }
+  }
+  if (std::string why = request_problem(job.request); !why.empty()) {
+    throw std::invalid_argument(job_name + ": request " + why);
+  }
+  for (const auto& [name, text] : {std::pair<const char*, const std::string&>{"user", job.user},
+                                   {"algorithm", job.algorithm},
+                                   {"phase", job.phase}}) {
+    if (!is_utf8(text)) throw std::invalid_argument(job_name + ": " + name + " is not UTF-8");
   }
   Impl& m = *impl_;
   const auto id = static_cast<std::int64_t>(job.id.value());
   Impl::Transaction tx(m, "put_job");
+  {
+    Run r(m.job_quarantined, "put_job: is the job quarantined");
+    r.bind(1, id);
+    if (r.step()) {
+      throw StateError(m.path + ": " + job_name + " is quarantined (" + r.text(0) +
+                       "): its id stays taken until an operator releases it, see "
+                       "docs/operations.md, \"State directory and switch key\"");
+    }
+  }
   Run(m.delete_job, "put_job: delete the previous version").bind(1, id).exec();
   {
     Run r(m.insert_job, "put_job: insert the job");
@@ -593,29 +826,69 @@ bool StateStore::delete_job(JobId id) {
   return existed;
 }
 
-std::vector<StoredJob> StateStore::load_jobs() const {
+LoadedJobs StateStore::load() {
   Impl& m = *impl_;
-  std::vector<StoredJob> jobs;
-  Impl::Transaction tx(m, "load_jobs");  // one snapshot for both queries
+  LoadedJobs out;
+  std::map<std::int64_t, Problem> bad;     // job id -> its first unreadable row
+  std::map<std::int64_t, std::size_t> at;  // job id -> index in out.jobs
+  Impl::Transaction tx(m, "load");         // one snapshot for the reads and the moves
   {
-    Run r(m.select_jobs, "load_jobs: read the jobs");
-    while (r.step()) m.read_job_row(r, jobs.emplace_back());
-  }
-  {
-    Run r(m.select_entries, "load_jobs: read the flow entries");
-    std::size_t j = 0;
+    Run r(m.select_jobs, "load: read the jobs");
     while (r.step()) {
-      const std::int64_t job = r.integer(0);
-      while (j < jobs.size() && static_cast<std::int64_t>(jobs[j].id.value()) < job) ++j;
-      if (j == jobs.size() || static_cast<std::int64_t>(jobs[j].id.value()) != job) {
-        throw StateError(m.path + ": flow entry of missing job " + std::to_string(job));
+      const std::int64_t id = r.integer(0);
+      StoredJob j;
+      if (std::optional<Problem> p = m.decode_job_row(r, j)) {
+        bad.emplace(id, std::move(*p));
+        continue;
       }
-      jobs[j].entries.push_back(
-          {guid_from_column(r.integer(1)), entry_from_text(r.text(2), job, m.path)});
+      at.emplace(id, out.jobs.size());
+      out.jobs.push_back(std::move(j));
     }
   }
+  {
+    Run r(m.select_entries, "load: read the flow entries");
+    while (r.step()) {
+      if (r.type(0) != SQLITE_INTEGER) {
+        // Not attributable to any job: the table itself is damaged. Nothing is moved.
+        throw StateError(m.path + ": flow_entries has a row whose job_id is " +
+                         type_name(r.type(0)) +
+                         ", not a job id; restore the file from a backup (docs/operations.md)");
+      }
+      const std::int64_t job = r.integer(0);
+      if (bad.count(job) != 0) continue;
+      const auto found = at.find(job);
+      if (found == at.end()) {
+        bad.emplace(job,
+                    Problem{"flow_entries", "job_id " + std::to_string(job) + ", seq " + r.text(1),
+                            "job_id", "flow entries of a job without a jobs row"});
+        continue;
+      }
+      IntendedEntry e;
+      if (std::optional<Problem> p = Impl::decode_entry_row(r, job, e)) {
+        bad.emplace(job, std::move(*p));
+        continue;
+      }
+      out.jobs[found->second].entries.push_back(std::move(e));
+    }
+  }
+  if (!bad.empty()) {
+    std::erase_if(out.jobs, [&](const StoredJob& j) {
+      return bad.count(static_cast<std::int64_t>(j.id.value())) != 0;
+    });
+  }
+  {
+    Run r(m.select_quarantined, "load: read the quarantine");
+    out.quarantined_before = m.read_quarantined(r);
+  }
+  for (const auto& [job, problem] : bad) {
+    out.quarantined_now.push_back(m.move_to_quarantine(job, problem));
+  }
   tx.commit();
-  return jobs;
+  return out;
+}
+
+std::vector<StoredJob> StateStore::load_jobs() {
+  return load().jobs;
 }
 
 std::optional<StoredJob> StateStore::find_job(JobId id) const {
@@ -643,6 +916,49 @@ std::optional<StoredJob> StateStore::find_job(JobId id) const {
   }
   tx.commit();
   return job;
+}
+
+bool StateStore::quarantine(JobId id, const std::string& reason) {
+  if (id.value() == 0 || id.value() > kMaxStoredJobId) return false;
+  Impl& m = *impl_;
+  const auto key = static_cast<std::int64_t>(id.value());
+  Impl::Transaction tx(m, "quarantine");
+  {
+    Run r(m.select_job, "quarantine: read the job");
+    r.bind(1, key);
+    if (!r.step()) {
+      tx.commit();
+      return false;
+    }
+  }
+  m.move_to_quarantine(key, Problem{"jobs", "job_id " + std::to_string(key), "",
+                                    "the controller cannot use it: " + reason});
+  tx.commit();
+  return true;
+}
+
+std::vector<QuarantinedJob> StateStore::quarantined() const {
+  Run r(impl_->select_quarantined, "quarantined");
+  return impl_->read_quarantined(r);
+}
+
+std::optional<QuarantinedJob> StateStore::find_quarantined(JobId id) const {
+  if (id.value() == 0 || id.value() > kMaxStoredJobId) return std::nullopt;
+  Run r(impl_->select_quarantined_job, "find_quarantined");
+  r.bind(1, static_cast<std::int64_t>(id.value()));
+  std::vector<QuarantinedJob> found = impl_->read_quarantined(r);
+  if (found.empty()) return std::nullopt;
+  return std::move(found.front());
+}
+
+bool StateStore::release_quarantined(JobId id) {
+  if (id.value() == 0 || id.value() > kMaxStoredJobId) return false;
+  Impl& m = *impl_;
+  Impl::Transaction tx(m, "release_quarantined");
+  Run(m.release, "release_quarantined").bind(1, static_cast<std::int64_t>(id.value())).exec();
+  const bool existed = sqlite3_changes(m.db.get()) > 0;
+  tx.commit();
+  return existed;
 }
 
 std::vector<FlowEntry> StateStore::intended_entries(Guid switch_guid) const {

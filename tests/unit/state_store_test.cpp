@@ -298,7 +298,7 @@ TEST(StateStore, Open_RefusesANewerSchemaNamingBothVersions) {
   run_sql(db_of(t.path()), "PRAGMA user_version = 99");
   const std::string what = open_error(t.path());
   EXPECT_TRUE(contains(what, db_of(t.path()))) << what;
-  EXPECT_TRUE(contains(what, "schema version 99 is newer than this ibsdn understands (1)")) << what;
+  EXPECT_TRUE(contains(what, "schema version 99 is newer than this ibsdn understands (2)")) << what;
   EXPECT_EQ(pragma(db_of(t.path()), "PRAGMA user_version"), "99");  // left as it was
 }
 
@@ -382,9 +382,10 @@ TEST(StateStore, Open_RefusesASqliteDatabaseWithoutTheSchema) {
 TEST(StateStore, Open_RefusesADatabaseThatLacksATableOfItsVersion) {
   TempDir t;
   { (void)StateStore::open(t.path()); }
-  run_sql(db_of(t.path()), "DROP TABLE flow_entries");
+  run_sql(db_of(t.path()), "DROP TABLE quarantine_entries");
   const std::string what = open_error(t.path());
-  EXPECT_TRUE(contains(what, "lacks the table(s) flow_entries of its schema version 1")) << what;
+  EXPECT_TRUE(contains(what, "lacks the table(s) quarantine_entries of its schema version 2"))
+      << what;
 }
 
 TEST(StateStore, Open_RefusesAMissingDatabaseWhenTheMarkerSaysAStoreWasCreated) {
@@ -404,7 +405,7 @@ TEST(StateStore, Open_RefusesAMissingDatabaseWhenTheMarkerSaysAStoreWasCreated) 
   // The operator's way to start empty: remove the marker.
   std::filesystem::remove(t.path() + "/" + StateStore::kMarkerFileName);
   StateStore s = StateStore::open(t.path());
-  EXPECT_TRUE(s.load_jobs().empty());
+  EXPECT_TRUE(s.load().jobs.empty());
 }
 
 TEST(StateStore, Open_WritesTheMarkerForAStoreThatHadNone) {
@@ -418,11 +419,220 @@ TEST(StateStore, Open_WritesTheMarkerForAStoreThatHadNone) {
     StateStore s = StateStore::open(t.path());
     ASSERT_EQ(s.warnings().size(), 1u);
     EXPECT_TRUE(contains(s.warnings()[0], "ibsdn-state.created: written for the existing store"));
-    EXPECT_EQ(s.load_jobs().size(), 1u);
+    EXPECT_EQ(s.load().jobs.size(), 1u);
   }
   EXPECT_EQ(mode_of(t.path() + "/" + StateStore::kMarkerFileName), 0600u);
   std::filesystem::remove(db_of(t.path()));
   EXPECT_TRUE(contains(open_error(t.path()), "is missing"));
+}
+
+TEST(StateStore, Open_MigratesASchemaVersion1StoreKeepingItsJobs) {
+  TempDir t;
+  const StoredJob job = sample_job(46);
+  {
+    StateStore s = StateStore::open(t.path());
+    s.put_job(job);
+  }
+  // Back to what version 1 wrote: no quarantine tables, user_version 1, no marker.
+  run_sql(db_of(t.path()),
+          "DROP TABLE quarantine_entries; DROP TABLE quarantine; PRAGMA user_version = 1");
+  std::filesystem::remove(t.path() + "/" + StateStore::kMarkerFileName);
+  StateStore s = StateStore::open(t.path());
+  EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), "2");
+  const LoadedJobs loaded = s.load();
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  expect_same(loaded.jobs[0], job);
+  EXPECT_TRUE(s.quarantined().empty());
+}
+
+// ---- quarantine ----
+
+// Opens the store in `dir`, stores the healthy job 46 and job 48, closes it and lets `damage`
+// change job 48's rows as an operator's sqlite3 shell (or a bad disk) could.
+void store_46_and_48(const std::string& dir) {
+  StateStore s = StateStore::open(dir);
+  s.put_job(sample_job(46));
+  s.put_job(sample_job(48));
+}
+
+struct Damage {
+  const char* name;
+  const char* sql;    // applied to the store holding jobs 46 and 48
+  const char* table;  // where load() must say the problem is
+  const char* row;
+  const char* column;
+  const char* says;
+  bool has_job_row;
+  std::size_t entry_rows;
+};
+
+class StateStoreQuarantines : public ::testing::TestWithParam<Damage> {};
+
+TEST_P(StateStoreQuarantines, TheDamagedJobAndReloadsTheOthers) {
+  const Damage& d = GetParam();
+  TempDir t;
+  store_46_and_48(t.path());
+  run_sql(db_of(t.path()), d.sql);
+
+  {
+    StateStore s = StateStore::open(t.path());
+    const LoadedJobs loaded = s.load();
+    ASSERT_EQ(loaded.jobs.size(), 1u);
+    expect_same(loaded.jobs[0], sample_job(46));
+    ASSERT_EQ(loaded.quarantined_now.size(), 1u);
+    EXPECT_TRUE(loaded.quarantined_before.empty());
+    const QuarantinedJob& q = loaded.quarantined_now[0];
+    EXPECT_EQ(q.id, JobId(48));
+    EXPECT_EQ(q.table, d.table);
+    EXPECT_EQ(q.row, d.row);
+    EXPECT_EQ(q.column, d.column);
+    EXPECT_TRUE(contains(q.reason, std::string(d.table) + " row (" + d.row + "), column " +
+                                       d.column + ": " + d.says))
+        << q.reason;
+    EXPECT_EQ(q.has_job_row, d.has_job_row);
+    EXPECT_EQ(q.entry_rows, d.entry_rows);
+    EXPECT_GT(q.quarantined_unix_ms, 1'700'000'000'000);
+    // Out of the intent: the controller neither installs nor removes job 48's entries.
+    for (const FlowEntry& e : s.intended_entries(Guid(0x10))) EXPECT_EQ(e.cookie, 46u);
+    EXPECT_FALSE(s.find_job(JobId(48)).has_value());
+  }
+  // The rows are kept, verbatim, for the operator: the damaged value itself included.
+  EXPECT_EQ(pragma(db_of(t.path()), "SELECT count(*) FROM quarantine_entries WHERE job_id = 48"),
+            std::to_string(d.entry_rows));
+  EXPECT_EQ(pragma(db_of(t.path()), "SELECT count(*) FROM flow_entries WHERE job_id = 48"), "0");
+
+  // A restart reloads job 46 and still reports 48 as quarantined.
+  StateStore s = StateStore::open(t.path());
+  const LoadedJobs again = s.load();
+  ASSERT_EQ(again.jobs.size(), 1u);
+  EXPECT_TRUE(again.quarantined_now.empty());
+  ASSERT_EQ(again.quarantined_before.size(), 1u);
+  EXPECT_EQ(again.quarantined_before[0].id, JobId(48));
+  EXPECT_EQ(again.quarantined_before[0].reason, s.quarantined().at(0).reason);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadRows, StateStoreQuarantines,
+    ::testing::Values(
+        Damage{"UnreadableFlowEntry",
+               "UPDATE flow_entries SET entry = 'garbage' WHERE job_id = 48 AND seq = 1",
+               "flow_entries", "job_id 48, seq 1", "entry", "unreadable flow entry", true, 3},
+        Damage{"FlowEntryOfAnotherJobsCookie",
+               "UPDATE flow_entries SET entry = replace(entry, '\"cookie\":48', "
+               "'\"cookie\":46') WHERE job_id = 48 AND seq = 2",
+               "flow_entries", "job_id 48, seq 2", "entry", "cookie 46 is not the job id", true, 3},
+        Damage{"FlowEntryThatIsNotAFlow",
+               "UPDATE flow_entries SET entry = '{\"priority\":1}' WHERE job_id = 48 AND seq = 0",
+               "flow_entries", "job_id 48, seq 0", "entry", "unreadable flow entry", true, 3},
+        Damage{"RequestThatIsNotJson", "UPDATE jobs SET request = '{\"v\":1,' WHERE job_id = 48",
+               "jobs", "job_id 48", "request", "not JSON", true, 3},
+        Damage{"RequestThatIsNotAnObject", "UPDATE jobs SET request = '[1]' WHERE job_id = 48",
+               "jobs", "job_id 48", "request", "not a JSON object", true, 3},
+        Damage{"UserThatIsNotUtf8",
+               "UPDATE jobs SET user = CAST(x'ff61' AS TEXT) WHERE job_id = 48", "jobs",
+               "job_id 48", "user", "not UTF-8 text", true, 3},
+        Damage{"PhaseThatIsNotUtf8",
+               "UPDATE jobs SET phase = CAST(x'c328' AS TEXT) WHERE job_id = 48", "jobs",
+               "job_id 48", "phase", "not UTF-8 text", true, 3},
+        Damage{"JobRowMissing", "PRAGMA foreign_keys = OFF; DELETE FROM jobs WHERE job_id = 48",
+               "flow_entries", "job_id 48, seq 0", "job_id",
+               "flow entries of a job without a jobs row", false, 3}),
+    [](const ::testing::TestParamInfo<Damage>& p) { return std::string(p.param.name); });
+
+// STRICT tables make SQLite refuse a value of the wrong type; a tool that rewrote the schema (or
+// a bad disk) can still leave one. Such a row is quarantined like any other unreadable one.
+TEST(StateStore, Load_QuarantinesAValueOfTheWrongTypeLeftByASchemaWithoutStrict) {
+  TempDir t;
+  store_46_and_48(t.path());
+  run_sql(db_of(t.path()),
+          "PRAGMA writable_schema = ON;"
+          "UPDATE sqlite_schema SET sql = replace(sql, ') STRICT, WITHOUT ROWID', ') WITHOUT "
+          "ROWID') WHERE name = 'flow_entries';"
+          "UPDATE sqlite_schema SET sql = replace(sql, ') STRICT', ')') WHERE name = 'jobs';");
+  run_sql(db_of(t.path()),
+          "UPDATE flow_entries SET switch_guid = 'sixteen' WHERE job_id = 48 AND seq = 0;"
+          "UPDATE jobs SET started_unix_ms = 'yesterday' WHERE job_id = 46;");
+  StateStore s = StateStore::open(t.path());
+  const LoadedJobs loaded = s.load();
+  EXPECT_TRUE(loaded.jobs.empty());
+  ASSERT_EQ(loaded.quarantined_now.size(), 2u);
+  EXPECT_EQ(loaded.quarantined_now[0].reason,
+            "jobs row (job_id 46), column started_unix_ms: expected an integer, found text");
+  EXPECT_EQ(loaded.quarantined_now[1].reason,
+            "flow_entries row (job_id 48, seq 0), column switch_guid: expected an integer, found "
+            "text");
+  // Verbatim: the text is kept as text.
+  EXPECT_EQ(pragma(db_of(t.path()),
+                   "SELECT started_unix_ms || '/' || typeof(started_unix_ms) FROM quarantine "
+                   "WHERE job_id = 46"),
+            "yesterday/text");
+}
+
+TEST(StateStore, PutJob_RefusesAQuarantinedJobIdUntilAnOperatorReleasesIt) {
+  TempDir t;
+  store_46_and_48(t.path());
+  run_sql(db_of(t.path()), "UPDATE flow_entries SET entry = 'garbage' WHERE job_id = 48");
+  StateStore s = StateStore::open(t.path());
+  ASSERT_EQ(s.load().quarantined_now.size(), 1u);
+  try {
+    s.put_job(sample_job(48));
+    FAIL() << "a quarantined job id was reused";
+  } catch (const StateError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(contains(what, "job 48 is quarantined (flow_entries row (job_id 48, seq 0)"))
+        << what;
+    EXPECT_TRUE(contains(what, "until an operator releases it")) << what;
+  }
+  EXPECT_FALSE(s.find_job(JobId(48)).has_value());
+  ASSERT_TRUE(s.find_quarantined(JobId(48)).has_value());
+  EXPECT_FALSE(s.find_quarantined(JobId(46)).has_value());
+
+  EXPECT_TRUE(s.release_quarantined(JobId(48)));
+  EXPECT_FALSE(s.release_quarantined(JobId(48)));
+  EXPECT_TRUE(s.quarantined().empty());
+  EXPECT_EQ(pragma(db_of(t.path()), "SELECT count(*) FROM quarantine_entries"), "0");
+  s.put_job(sample_job(48));
+  EXPECT_EQ(s.load().jobs.size(), 2u);
+}
+
+TEST(StateStore, Quarantine_MovesAJobTheControllerCannotUseWithItsRows) {
+  TempDir t;
+  store_46_and_48(t.path());
+  StateStore s = StateStore::open(t.path());
+  EXPECT_TRUE(s.quarantine(JobId(48), "its request is not a job_start"));
+  EXPECT_FALSE(s.quarantine(JobId(48), "again"));
+  EXPECT_FALSE(s.quarantine(JobId(7), "never stored"));
+  const std::vector<QuarantinedJob> q = s.quarantined();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].id, JobId(48));
+  EXPECT_EQ(q[0].reason,
+            "jobs row (job_id 48): the controller cannot use it: its request is not a job_start");
+  EXPECT_EQ(q[0].table, "jobs");
+  EXPECT_EQ(q[0].column, "");
+  EXPECT_EQ(q[0].entry_rows, 3u);
+  EXPECT_EQ(pragma(db_of(t.path()), "SELECT request FROM quarantine WHERE job_id = 48"),
+            sample_job(48).request);
+  const LoadedJobs loaded = s.load();
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  EXPECT_EQ(loaded.quarantined_before.size(), 1u);
+}
+
+TEST(StateStore, PutJob_RefusesWhatLoadCouldNotReadBack) {
+  TempDir t;
+  StateStore s = StateStore::open(t.path());
+  StoredJob j = sample_job(5);
+  j.request = "not json";
+  EXPECT_THROW(s.put_job(j), std::invalid_argument);
+  j = sample_job(5);
+  j.request = "[]";
+  EXPECT_THROW(s.put_job(j), std::invalid_argument);
+  j = sample_job(5);
+  j.user = "\xff";
+  EXPECT_THROW(s.put_job(j), std::invalid_argument);
+  j = sample_job(5);
+  j.phase = "\xc3(";
+  EXPECT_THROW(s.put_job(j), std::invalid_argument);
+  EXPECT_TRUE(s.load().jobs.empty());
 }
 
 // ---- two controllers, permissions, read-only file systems ----
@@ -436,7 +646,7 @@ TEST(StateStore, Open_RefusesASecondStoreOnTheSameDirectoryInOneProcess) {
                       " (another opensm with the same state_dir?); give each SM port its own "
                       "state_dir");
   first.put_job(sample_job(1));  // the first store is unharmed
-  EXPECT_EQ(first.load_jobs().size(), 1u);
+  EXPECT_EQ(first.load().jobs.size(), 1u);
 }
 
 TEST(StateStore, Open_RefusesASecondStoreWhileAnotherProcessHoldsTheDirectory) {
@@ -494,7 +704,7 @@ TEST(StateStore, Open_TightensStateFilesOthersCouldRead) {
             "state directory " + dir + ": mode 0755 let group or others read it; changed to 0700");
   EXPECT_EQ(s.warnings()[2],
             db_of(dir) + ": mode 0644 let group or others read it; changed to 0600");
-  EXPECT_EQ(s.load_jobs().size(), 1u);
+  EXPECT_EQ(s.load().jobs.size(), 1u);
 }
 
 TEST(StateStore, Open_RefusesAStateFileOthersCouldWrite) {
