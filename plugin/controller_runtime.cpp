@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "plugin/controller/switch_key.hpp"
 #include "plugin/sdn_engine.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
@@ -62,6 +63,9 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
   std::optional<HostMap> hosts;
   if (config_.host_map) hosts = HostMap::load(*config_.host_map);
   store_ = StateStore::open(config_.state_dir);
+  std::vector<std::string> state_notes = store_->warnings();
+  config_.switch_key = resolve_switch_key(config_, state_notes);  // the store holds the dir's lock
+  for (const std::string& n : state_notes) glue_.info("warning: " + n);
   const std::optional<std::uint32_t> slurm_uid = uid_of_user(config_.slurm_user);
   if (!slurm_uid) {
     glue_.info("warning: slurm_user '" + config_.slurm_user +

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -149,15 +150,37 @@ LogLevel parse_log_level(const Reader& r, const YAML::Node& n) {
   r.fail(n, "log_level: " + quote_for_message(v) + " is not one of error, warn, info, debug");
 }
 
-std::uint64_t parse_key(const Reader& r, const YAML::Node& n) {
+// switch_key: none | 0x followed by 1 to 16 hex digits, not all zero.
+void parse_switch_key(const Reader& r, const YAML::Node& n, Config& c) {
   const std::string v = r.string(n, "switch_key");
+  if (v == "none") {
+    c.switch_key_source = SwitchKeySource::kNone;
+    c.switch_key = 0;
+    return;
+  }
   const bool hex_prefix = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
   std::uint64_t key = 0;
+  bool parsed = false;
   if (hex_prefix && v.size() <= 18) {
     const auto [ptr, ec] = std::from_chars(v.data() + 2, v.data() + v.size(), key, 16);
-    if (ec == std::errc() && ptr == v.data() + v.size()) return key;
+    parsed = ec == std::errc() && ptr == v.data() + v.size();
   }
-  r.fail(n, "switch_key: expected 0x followed by 1 to 16 hex digits (a 64-bit key)");
+  if (v == "0" || (parsed && key == 0)) {
+    r.fail(n, "switch_key: 0 disables authentication; write `switch_key: none` to mean that");
+  }
+  if (!parsed) {
+    r.fail(n, "switch_key: expected 0x followed by 1 to 16 hex digits (a 64-bit key), or none");
+  }
+  c.switch_key_source = SwitchKeySource::kConfig;
+  c.switch_key = key;
+}
+
+std::size_t line_of(const YAML::Node& n) {
+  return n.Mark().line >= 0 ? static_cast<std::size_t>(n.Mark().line) + 1 : 0;
+}
+
+std::size_t column_of(const YAML::Node& n) {
+  return n.Mark().column >= 0 ? static_cast<std::size_t>(n.Mark().column) + 1 : 0;
 }
 
 std::string parse_algorithm(const Reader& r, const YAML::Node& n, const std::string& key) {
@@ -210,13 +233,26 @@ Config parse_config(std::string_view text, std::string_view source_name) {
   const Reader r(source_name);
   if (docs.size() > 1) r.fail(docs[1], "only one YAML document is allowed");
   Config c;
+  std::optional<YAML::Node> key_node;
+  std::optional<YAML::Node> key_file_node;
   if (docs.empty() || docs[0].IsNull()) {
     c.warnings.emplace_back(std::string(source_name) + ": empty, every setting has its default");
   } else {
-    static const std::vector<std::string_view> kKeys = {
-        "notice_socket",         "socket_group", "state_dir", "switch_key", "table_capacity",
-        "flow_definition_level", "algorithms",   "mad",       "limits",     "job_start_timeout_ms",
-        "audit_interval_ms",     "slurm_user",   "host_map",  "log_level"};
+    static const std::vector<std::string_view> kKeys = {"notice_socket",
+                                                        "socket_group",
+                                                        "state_dir",
+                                                        "switch_key",
+                                                        "switch_key_file",
+                                                        "table_capacity",
+                                                        "flow_definition_level",
+                                                        "algorithms",
+                                                        "mad",
+                                                        "limits",
+                                                        "job_start_timeout_ms",
+                                                        "audit_interval_ms",
+                                                        "slurm_user",
+                                                        "host_map",
+                                                        "log_level"};
     r.for_each_key(docs[0], kTopLevel, kKeys, [&](const std::string& key, const YAML::Node& v) {
       if (key == "notice_socket") {
         c.notice_socket = r.absolute_path(v, key);
@@ -230,7 +266,11 @@ Config parse_config(std::string_view text, std::string_view source_name) {
       } else if (key == "state_dir") {
         c.state_dir = r.absolute_path(v, key);
       } else if (key == "switch_key") {
-        c.switch_key = parse_key(r, v);
+        parse_switch_key(r, v, c);
+        key_node = v;
+      } else if (key == "switch_key_file") {
+        c.switch_key_file = r.absolute_path(v, key);
+        key_file_node = v;
       } else if (key == "table_capacity") {
         c.table_capacity = static_cast<std::size_t>(r.integer(v, key, 1, kMaxTableCapacity));
       } else if (key == "flow_definition_level") {
@@ -287,9 +327,22 @@ Config parse_config(std::string_view text, std::string_view source_name) {
       }
     });
   }
-  if (c.switch_key == 0) {
-    c.warnings.emplace_back(std::string(source_name) +
-                            ": switch_key is 0: switches accept flow changes without a key");
+  if (key_node && key_file_node) {
+    r.fail(*key_file_node, "switch_key_file: cannot be combined with switch_key (line " +
+                               std::to_string(line_of(*key_node)) + "); keep one of them");
+  }
+  if (key_file_node) c.switch_key_source = SwitchKeySource::kFile;
+  if (c.switch_key_source == SwitchKeySource::kNone) {
+    c.warnings.push_back(error_text(
+        source_name, line_of(*key_node), column_of(*key_node),
+        "switch_key: none: switches accept flow changes from anyone who can send MADs on the "
+        "fabric (docs/security.md)"));
+  } else if (c.switch_key_source == SwitchKeySource::kConfig) {
+    c.warnings.push_back(error_text(
+        source_name, line_of(*key_node), column_of(*key_node),
+        "switch_key: the key is written in the configuration file; leave switch_key out to use "
+        "the generated STATE_DIR/switch.key (mode 0600), or name a key file with "
+        "switch_key_file (docs/security.md)"));
   }
   return c;
 }
@@ -302,7 +355,8 @@ Config load_config(const std::string& path) {
   if (in.bad()) throw ConfigError(path, 0, 0, std::string("read failed: ") + std::strerror(errno));
   Config c = parse_config(text.str(), path);
   struct stat st {};
-  if (c.switch_key != 0 && ::stat(path.c_str(), &st) == 0 && (st.st_mode & S_IROTH) != 0) {
+  if (c.switch_key_source == SwitchKeySource::kConfig && ::stat(path.c_str(), &st) == 0 &&
+      (st.st_mode & S_IROTH) != 0) {
     c.warnings.push_back(path + ": holds switch_key but is readable by every user (chmod o-r)");
   }
   return c;

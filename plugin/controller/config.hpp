@@ -43,6 +43,14 @@ struct AlgorithmChoice {
   std::string other = "minhop";
 };
 
+/// Where the key the SDN MADs carry comes from; resolve_switch_key() (switch_key.hpp) reads it.
+enum class SwitchKeySource : std::uint8_t {
+  kStateDirFile,  // neither switch_key nor switch_key_file: STATE_DIR/switch.key
+  kFile,          // switch_key_file: PATH
+  kConfig,        // switch_key: 0x... in the configuration file
+  kNone,          // switch_key: none
+};
+
 /// How the controller talks to the switches (SDN MAD class 0x09).
 struct MadSettings {
   std::uint32_t timeout_ms = 200;  // per MAD, 1..60000
@@ -78,8 +86,22 @@ struct Config {
   std::optional<std::string> socket_group;
   /// Directory of the state store; created 0700 when missing.
   std::string state_dir = "/var/lib/ibsdn";
-  /// The authentication key every SDN MAD carries. 0 means "no key": switches accept FlowMods
-  /// from anyone who can send MADs (a warning says so).
+  /// Where the authentication key every SDN MAD carries comes from (docs/security.md). There is
+  /// no default key:
+  /// - neither switch_key nor switch_key_file (the default): STATE_DIR/switch.key, which the
+  ///   controller generates on its first start (random, non-zero, mode 0600) and reads later;
+  /// - `switch_key_file: PATH` (absolute): that file, which must exist. A key file holds one
+  ///   line, 0x + 1..16 hex digits or a decimal number (ibsdn-switch-agent --key-file reads the
+  ///   same), and must be a regular file owned by the controller's uid, mode 0600 or stricter;
+  /// - `switch_key: 0x...` (non-zero): the key itself, with a warning (it sits in a config file);
+  /// - `switch_key: none`: no authentication, with a warning: switches accept FlowMods from
+  ///   anyone who can send MADs. `switch_key: 0` is refused (write `none` to mean that).
+  SwitchKeySource switch_key_source = SwitchKeySource::kStateDirFile;
+  /// The file of SwitchKeySource::kFile.
+  std::optional<std::string> switch_key_file;
+  /// The key every SDN MAD carries; 0 means none. parse_config() sets it for `switch_key: 0x...`
+  /// only; resolve_switch_key() gives it for every source, and the plugin stores that here before
+  /// the controller starts.
   std::uint64_t switch_key = 0;
   /// Flow entries per switch table, 1..1,000,000.
   std::size_t table_capacity = 4096;
@@ -101,7 +123,8 @@ struct Config {
   std::optional<std::string> host_map;
   LogLevel log_level = LogLevel::kInfo;
 
-  /// Things that are allowed but probably wrong (switch_key 0, a key file readable by others).
+  /// Things that are allowed but probably wrong (switch_key none, a key written in the
+  /// configuration file, which every user may read).
   std::vector<std::string> warnings;
 
   /// 0660 with socket_group, else 0600.

@@ -186,22 +186,24 @@ JobController::AuditOutcome JobController::audit_switches(const std::vector<Swit
       continue;
     }
     const std::vector<FlowEntry> want = intended(sw.guid);
-    const TableComparison c = compare_tables(read.value().entries, want);
+    std::vector<FlowEntry> have = std::move(read.value().entries);
+    std::erase_if(have, [&](const FlowEntry& e) { return quarantined_.contains(e.cookie); });
+    const TableComparison c = compare_tables(have, want);
     for (const FlowEntry& e : c.missing) {
       out.findings.push_back(AuditFinding{sw.guid, sw.name, "missing", format_flow(e)});
     }
     for (const FlowEntry& e : c.unexpected) {
       out.findings.push_back(AuditFinding{sw.guid, sw.name, "unexpected", format_flow(e)});
     }
-    for (const auto& [have, should] : c.differs) {
+    for (const auto& [held, should] : c.differs) {
       out.findings.push_back(
           AuditFinding{sw.guid, sw.name, "differs",
-                       format_flow(have) + " (intended: " + format_flow(should) + ")"});
+                       format_flow(held) + " (intended: " + format_flow(should) + ")"});
     }
     if (c.consistent()) {
       generation_[sw.guid] = read.value().generation;
     } else if (repair) {
-      repairs.push_back(SwitchChange{sw.guid, sw.lid, sw.name, read.value().entries, want});
+      repairs.push_back(SwitchChange{sw.guid, sw.lid, sw.name, have, want});
     } else {
       generation_.erase(sw.guid);  // not what we intend: the periodic check looks again
     }
@@ -245,7 +247,10 @@ void JobController::periodic_check() {
     // count) has another generation than the one the controller left.
     const auto known = generation_.find(sw.guid);
     const bool moved = known == generation_.end() || known->second != infos[i].value().generation;
-    if (was_unreachable || moved || infos[i].value().used != intended(sw.guid).size()) {
+    // Entries of quarantined jobs stay on the switches: then only the generation tells.
+    const bool count_off =
+        quarantined_.empty() && infos[i].value().used != intended(sw.guid).size();
+    if (was_unreachable || moved || count_off) {
       suspicious.push_back(sw);
     }
   }

@@ -243,6 +243,9 @@ class JobController {
   /// Each switch's table generation as the controller last left or read it.
   std::map<Guid, std::uint64_t> generation_;
   std::map<std::string, std::uint64_t> counters_;
+  /// Cookies of jobs quarantined in the state store: their entries stay on the switches, no
+  /// audit reports or removes them, no job may take their id.
+  std::set<std::uint64_t> quarantined_;
 
   mutable std::mutex view_mu_;
   std::shared_ptr<const ControllerView> view_;

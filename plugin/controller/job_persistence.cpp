@@ -40,20 +40,36 @@ void JobController::unpersist(JobId id) {
 
 void JobController::reload_from_store() {
   if (store_ == nullptr) return;
-  std::vector<StoredJob> stored;
+  LoadedJobs loaded;
   try {
-    stored = store_->load_jobs();
+    loaded = store_->load();
   } catch (const std::exception& e) {
     log(LogLevel::kError, std::string("cannot reload jobs from the state store: ") + e.what());
     return;
   }
+  // A job the store cannot read back is kept aside for an operator, and its entries stay on the
+  // switches: no audit touches its cookie (docs/operations.md says how to resolve it).
+  const auto keep_aside = [&](JobId id, const std::string& why, bool now) {
+    quarantined_.insert(id.value());
+    log(LogLevel::kError, job_text(id) + (now ? " is quarantined in " : " stays quarantined in ") +
+                              store_->path() + ": " + why +
+                              "; its entries stay on the switches until an operator releases it");
+  };
+  for (const QuarantinedJob& q : loaded.quarantined_now) keep_aside(q.id, q.reason, true);
+  for (const QuarantinedJob& q : loaded.quarantined_before) keep_aside(q.id, q.reason, false);
+  std::vector<StoredJob>& stored = loaded.jobs;
   for (StoredJob& s : stored) {
     const ParsedRequest parsed = parse_request(s.request);
     if (!parsed.ok() || !std::holds_alternative<JobStartRequest>(parsed.request())) {
-      log(LogLevel::kError, job_text(s.id) + " in the state store has an unreadable request (" +
-                                (parsed.ok() ? "not a job_start" : parsed.error().message) +
-                                "); dropped, its entries go at the audit");
-      unpersist(s.id);
+      const std::string why =
+          "its request is unreadable (" +
+          (parsed.ok() ? std::string("not a job_start") : parsed.error().message) + ")";
+      try {
+        store_->quarantine(s.id, why);
+      } catch (const std::exception& e) {
+        log(LogLevel::kError, job_text(s.id) + ": cannot quarantine it: " + e.what());
+      }
+      keep_aside(s.id, why, true);
       continue;
     }
     Job j;

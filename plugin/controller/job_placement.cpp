@@ -135,6 +135,13 @@ json JobController::job_start(const JobStartRequest& r) {
                           "/algorithm");
     }
   }
+  if (quarantined_.contains(r.job.value())) {
+    throw NoticeFailure(ErrorCode::kInvalid,
+                        job_text(r.job) +
+                            " is quarantined in the state store (its stored rows "
+                            "could not be read); an operator must release it first",
+                        "/job");
+  }
   if (const auto it = jobs_.find(r.job); it != jobs_.end()) {
     // Slurm may run a prolog twice (requeue, retry): the same notice gets the same answer.
     if (it->second.request.nodes == r.nodes && it->second.request.traffic == r.traffic) {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -765,6 +766,44 @@ TEST(ControllerBridge, SwitchesWithoutAnAgentAreProbedOnceAndJobsDoNotRelyOnThem
   const json stats = ask(box.socket(), {{"v", 1}, {"op", "stats"}});
   EXPECT_EQ(stats.at("stats").at("switches_not_sdn_capable").get<std::size_t>(), spines.size());
   EXPECT_EQ(glue.count("not SDN-capable"), spines.size()) << "logged more than once";
+}
+
+TEST(ControllerBridge, AnUnreadableStoredJobIsQuarantinedWithItsEntriesAndTheOthersReload) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box;
+  std::map<std::uint16_t, std::vector<std::string>> before;
+  {
+    Running run(glue, box, s);
+    ASSERT_TRUE(ask(box.socket(), job_start(46, "random-perm", 1, 8)).value("ok", false));
+    ASSERT_TRUE(ask(box.socket(), job_start(48, "random-perm", 9, 8)).value("ok", false));
+    before = intent(box.socket());
+  }
+  // One of job 48's stored entries becomes unreadable while opensm is down.
+  const std::string db = (box.dir / "state" / "ibsdn-state.sqlite3").string();
+  const std::string sql =
+      "UPDATE flow_entries SET entry = 'garbage' WHERE job_id = 48 AND seq = "
+      "(SELECT MIN(seq) FROM flow_entries WHERE job_id = 48);";
+  ASSERT_EQ(std::system(("sqlite3 '" + db + "' \"" + sql + "\"").c_str()), 0);
+  std::map<Lid, std::vector<std::string>> tables;
+  for (const Lid l : s.switch_lids()) tables[l] = glue.table(l);
+  Running again(glue, box, s);
+  for (int i = 0; i < 500 && glue.count("audit after SUBNET UP") < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(glue.count("job 48 is quarantined"), 1u) << glue.log_text();
+  const json jobs = ask(box.socket(), {{"v", 1}, {"op", "jobs"}});
+  ASSERT_EQ(jobs.at("jobs").size(), 1u) << jobs.dump();
+  EXPECT_EQ(jobs.at("jobs").at(0).at("job").get<int>(), 46);
+  // Job 48's entries are still on the switches, and the audit leaves them alone.
+  for (const Lid l : s.switch_lids()) EXPECT_EQ(glue.table(l), tables[l]) << "LID " << l.value();
+  const json audit = ask(box.socket(), {{"v", 1}, {"op", "audit"}, {"repair", true}});
+  EXPECT_TRUE(audit.at("consistent").get<bool>()) << audit.dump();
+  for (const Lid l : s.switch_lids()) EXPECT_EQ(glue.table(l), tables[l]) << "LID " << l.value();
+  // Its id is not reusable until an operator releases it.
+  const json again48 = ask(box.socket(), job_start(48, "ring", 9, 8));
+  EXPECT_EQ(again48.at("error").at("code"), "invalid") << again48.dump();
 }
 
 }  // namespace

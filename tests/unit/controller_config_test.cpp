@@ -49,10 +49,16 @@ TEST(ControllerConfig, ParsesEveryKey) {
   ASSERT_TRUE(c.host_map.has_value());
   EXPECT_EQ(*c.host_map, "/etc/ibsdn/hosts.map");
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
-  EXPECT_TRUE(c.warnings.empty());
+  EXPECT_EQ(c.switch_key_source, SwitchKeySource::kConfig);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0].rfind("ibsdn.yaml:5:13: switch_key: the key is written in the "
+                                "configuration file",
+                                0),
+            0u)
+      << c.warnings[0];
 }
 
-TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndKeyZeroWarns) {
+TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndTheKeyComesFromTheStateDirectory) {
   const Config c = parse_config("table_capacity: 10\n", "ibsdn.yaml");
   const Config d;
   EXPECT_EQ(c.table_capacity, 10u);
@@ -69,15 +75,97 @@ TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndKeyZeroWarns) {
   EXPECT_EQ(c.mad.window, 32u);
   EXPECT_EQ(c.job_start_timeout_ms, 5000u);
   EXPECT_EQ(c.log_level, LogLevel::kInfo);
-  ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_NE(c.warnings[0].find("switch_key is 0"), std::string::npos);
+  EXPECT_EQ(c.switch_key_source, SwitchKeySource::kStateDirFile);
+  EXPECT_FALSE(c.switch_key_file.has_value());
+  EXPECT_EQ(c.switch_key, 0u);  // resolve_switch_key() reads or generates STATE_DIR/switch.key
+  EXPECT_TRUE(c.warnings.empty());
 }
 
 TEST(ControllerConfig, EmptyFileMeansAllDefaults) {
   const Config c = parse_config("# nothing set\n", "ibsdn.yaml");
   EXPECT_EQ(c.table_capacity, 4096u);
-  EXPECT_EQ(c.warnings.size(), 2u);
+  EXPECT_EQ(c.switch_key_source, SwitchKeySource::kStateDirFile);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("empty"), std::string::npos);
 }
+
+TEST(ControllerConfig, SwitchKeyNone_MeansNoAuthenticationWithAWarning) {
+  const Config c = parse_config("table_capacity: 10\nswitch_key: none\n", "ibsdn.yaml");
+  EXPECT_EQ(c.switch_key_source, SwitchKeySource::kNone);
+  EXPECT_EQ(c.switch_key, 0u);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0],
+            "ibsdn.yaml:2:13: switch_key: none: switches accept flow changes from anyone who can "
+            "send MADs on the fabric (docs/security.md)");
+}
+
+TEST(ControllerConfig, SwitchKeyInTheFile_IsKeptWithAWarningThatItSitsInAConfigFile) {
+  const Config c = parse_config("switch_key: 0x5eedc0de\n", "ibsdn.yaml");
+  EXPECT_EQ(c.switch_key_source, SwitchKeySource::kConfig);
+  EXPECT_EQ(c.switch_key, 0x5eedc0deu);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("ibsdn.yaml:1:13: switch_key: the key is written in the "
+                               "configuration file"),
+            std::string::npos)
+      << c.warnings[0];
+}
+
+TEST(ControllerConfig, SwitchKeyFile_NamesAnotherKeyFile) {
+  const Config c = parse_config("switch_key_file: /etc/ibsdn/switch.key\n", "ibsdn.yaml");
+  EXPECT_EQ(c.switch_key_source, SwitchKeySource::kFile);
+  ASSERT_TRUE(c.switch_key_file.has_value());
+  EXPECT_EQ(*c.switch_key_file, "/etc/ibsdn/switch.key");
+  EXPECT_EQ(c.switch_key, 0u);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+struct BadKeyConfig {
+  const char* name;
+  const char* text;
+  std::size_t line;
+  std::size_t column;
+  const char* says;
+};
+
+class SwitchKeyConfigRejects : public ::testing::TestWithParam<BadKeyConfig> {};
+
+TEST_P(SwitchKeyConfigRejects, NamingFileLineAndColumn) {
+  const BadKeyConfig& bad = GetParam();
+  try {
+    (void)parse_config(bad.text, "cfg.yaml");
+    FAIL() << "accepted:\n" << bad.text;
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    const std::string prefix =
+        "cfg.yaml:" + std::to_string(bad.line) + ":" + std::to_string(bad.column) + ": ";
+    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
+    EXPECT_NE(what.find(bad.says), std::string::npos) << what;
+  }
+}
+
+constexpr const char* kZeroMeansNone =
+    "switch_key: 0 disables authentication; write `switch_key: none` to mean that";
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, SwitchKeyConfigRejects,
+    ::testing::Values(
+        BadKeyConfig{"ZeroDecimal", "switch_key: 0\n", 1, 13, kZeroMeansNone},
+        BadKeyConfig{"ZeroHex", "switch_key: 0x0\n", 1, 13, kZeroMeansNone},
+        BadKeyConfig{"ZeroHexSixteenDigits", "switch_key: 0x0000000000000000\n", 1, 13,
+                     kZeroMeansNone},
+        BadKeyConfig{"Decimal", "switch_key: 12345\n", 1, 13,
+                     "expected 0x followed by 1 to 16 hex digits (a 64-bit key), or none"},
+        BadKeyConfig{"NoneCapitalised", "switch_key: None\n", 1, 13, "or none"},
+        BadKeyConfig{"Empty", "switch_key: ''\n", 1, 13, "or none"},
+        BadKeyConfig{"KeyFileRelative", "switch_key_file: switch.key\n", 1, 18,
+                     "switch_key_file: 'switch.key' is not an absolute path"},
+        BadKeyConfig{"KeyFileWithoutValue", "switch_key_file:\n", 1, 1,
+                     "switch_key_file: no value"},
+        BadKeyConfig{"KeyAndKeyFile", "switch_key: 0x1\nswitch_key_file: /etc/ibsdn/k\n", 2, 18,
+                     "switch_key_file: cannot be combined with switch_key (line 1)"},
+        BadKeyConfig{"NoneAndKeyFile", "switch_key_file: /etc/k\nswitch_key: none\n", 1, 18,
+                     "cannot be combined with switch_key (line 2)"}),
+    [](const ::testing::TestParamInfo<BadKeyConfig>& p) { return std::string(p.param.name); });
 
 struct BadConfig {
   const char* text;
@@ -157,17 +245,20 @@ TEST(ControllerConfig, LoadConfig_ReportsAnUnreadableFile) {
   }
 }
 
-TEST(ControllerConfig, LoadConfig_WarnsWhenTheKeyFileIsWorldReadable) {
+TEST(ControllerConfig, LoadConfig_WarnsWhenAConfigFileHoldingTheKeyIsWorldReadable) {
   const std::string dir = temp_dir();
   const std::string path = dir + "/ibsdn.yaml";
   std::ofstream(path) << "switch_key: 0x1\n";
   ::chmod(path.c_str(), 0644);
   Config c = load_config(path);
   EXPECT_EQ(c.switch_key, 1u);
-  ASSERT_EQ(c.warnings.size(), 1u);
-  EXPECT_NE(c.warnings[0].find("readable by every user"), std::string::npos);
+  ASSERT_EQ(c.warnings.size(), 2u);
+  EXPECT_NE(c.warnings[1].find("readable by every user"), std::string::npos);
   ::chmod(path.c_str(), 0600);
-  EXPECT_TRUE(load_config(path).warnings.empty());
+  EXPECT_EQ(load_config(path).warnings.size(), 1u);  // the key is still in a config file
+  std::ofstream(path) << "switch_key: none\n";
+  ::chmod(path.c_str(), 0644);
+  EXPECT_EQ(load_config(path).warnings.size(), 1u);  // no key, nothing to read
   std::ofstream(path) << "switch_key: 0x1\nbogus: 1\n";
   try {
     (void)load_config(path);

@@ -1,15 +1,21 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -99,17 +105,72 @@ std::string pragma(const std::string& db_path, const char* sql) {
   return out;
 }
 
-TEST(StateStore, Open_CreatesA0700DirectoryAndAWalDatabaseAtTheCurrentSchema) {
+// Runs SQL on the database with a connection of its own (foreign keys off, as in the sqlite3
+// shell an operator would use); fails the test when SQLite does.
+void run_sql(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  EXPECT_EQ(rc, SQLITE_OK) << sql << ": " << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+mode_t mode_of(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+std::string db_of(const std::string& dir) {
+  return dir + "/" + StateStore::kFileName;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(StateStore, Open_CreatesA0700DirectoryAnd0600FilesAndAWalDatabaseAtTheCurrentSchema) {
   TempDir t;
   const std::string dir = t.path() + "/state";
-  const StateStore s = StateStore::open(dir);
-  struct stat st {};
-  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  StateStore s = StateStore::open(dir);
+  EXPECT_EQ(mode_of(dir), 0700u);
   EXPECT_EQ(s.path(), dir + "/ibsdn-state.sqlite3");
   EXPECT_EQ(pragma(s.path(), "PRAGMA journal_mode"), "wal");
   EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), std::to_string(StateStore::kSchemaVersion));
   EXPECT_TRUE(s.load_jobs().empty());
+  s.put_job(sample_job(1));
+  // While the store is open SQLite has its -wal and -shm files: they must be as private.
+  for (const std::string name :
+       {"ibsdn-state.sqlite3", "ibsdn-state.sqlite3-wal", "ibsdn-state.sqlite3-shm",
+        "ibsdn-state.created", "ibsdn-state.lock"}) {
+    EXPECT_EQ(mode_of(dir + "/" + name), 0600u) << name;
+  }
+  EXPECT_TRUE(s.warnings().empty());
+  std::ifstream marker(dir + "/" + StateStore::kMarkerFileName);
+  const std::string text((std::istreambuf_iterator<char>(marker)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_TRUE(contains(text, "database: ibsdn-state.sqlite3\n")) << text;
+  EXPECT_TRUE(contains(text, "created: 20")) << text;
+  // Nothing of the creation is left behind.
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    EXPECT_FALSE(contains(f.path().filename().string(), "creating")) << f.path();
+  }
+}
+
+TEST(StateStore, Open_CreatesTheFiles0600EvenUnderAPermissiveUmask) {
+  TempDir t;
+  const mode_t old = ::umask(0);
+  {
+    StateStore s = StateStore::open(t.path() + "/state");
+    s.put_job(sample_job(1));
+    for (const std::string suffix : {"", "-wal", "-shm"}) {
+      EXPECT_EQ(mode_of(s.path() + suffix), 0600u) << suffix;
+    }
+  }
+  ::umask(old);
+  EXPECT_EQ(mode_of(t.path() + "/state"), 0700u);
 }
 
 TEST(StateStore, RoundTrip_JobsAndEntriesSurviveReopening) {
@@ -124,7 +185,7 @@ TEST(StateStore, RoundTrip_JobsAndEntriesSurviveReopening) {
     s.put_job(b);
     s.put_job(a);
   }
-  const StateStore s = StateStore::open(t.path());
+  StateStore s = StateStore::open(t.path());
   const std::vector<StoredJob> jobs = s.load_jobs();
   ASSERT_EQ(jobs.size(), 2u);
   expect_same(jobs[0], a);
@@ -231,21 +292,542 @@ TEST(StateStore, Open_ExplainsWhatIsWrongWithTheDirectory) {
   EXPECT_NE(open_error("").find("empty"), std::string::npos);
 }
 
-TEST(StateStore, Open_RefusesANewerSchemaAndAForeignFile) {
+TEST(StateStore, Open_RefusesANewerSchemaNamingBothVersions) {
   TempDir t;
-  const std::string db_path = t.path() + "/" + StateStore::kFileName;
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 2", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
-  EXPECT_NE(open_error(t.path()).find("schema version 2 is newer"), std::string::npos)
-      << open_error(t.path());
+  { (void)StateStore::open(t.path()); }
+  run_sql(db_of(t.path()), "PRAGMA user_version = 99");
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, db_of(t.path()))) << what;
+  EXPECT_TRUE(contains(what, "schema version 99 is newer than this ibsdn understands (2)")) << what;
+  EXPECT_EQ(pragma(db_of(t.path()), "PRAGMA user_version"), "99");  // left as it was
+}
 
-  TempDir u;
-  std::ofstream(u.path() + "/" + StateStore::kFileName) << std::string(4096, 'z');
-  const std::string what = open_error(u.path());
-  EXPECT_NE(what.find(u.path() + "/ibsdn-state.sqlite3"), std::string::npos) << what;
-  EXPECT_NE(what.find("not a database"), std::string::npos) << what;
+// What every refusal of an existing store must say besides what is wrong.
+void expect_operator_advice(const std::string& what, const std::string& dir) {
+  EXPECT_TRUE(contains(what, db_of(dir))) << what;
+  EXPECT_TRUE(contains(what, "Nothing was changed")) << what;
+  EXPECT_TRUE(contains(what, "Restore the file from a backup")) << what;
+  EXPECT_TRUE(contains(what, "to start with an empty store")) << what;
+  EXPECT_TRUE(contains(what, "docs/operations.md")) << what;
+}
+
+TEST(StateStore, Open_RefusesAFileThatIsNotSqlite) {
+  TempDir t;
+  { (void)StateStore::open(t.path()); }
+  std::ofstream(db_of(t.path())) << std::string(4096, 'z');
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, "(4096 bytes) is not a SQLite database")) << what;
+  expect_operator_advice(what, t.path());
+}
+
+TEST(StateStore, Open_RefusesAForeignFileEvenWithoutTheMarker) {
+  TempDir t;
+  std::ofstream(db_of(t.path())) << std::string(4096, 'z');
+  EXPECT_TRUE(contains(open_error(t.path()), "is not a SQLite database"));
+}
+
+TEST(StateStore, Open_RefusesAnEmptyDatabaseFileInsteadOfStartingEmpty) {
+  TempDir t;
+  {
+    StateStore s = StateStore::open(t.path());
+    s.put_job(sample_job(46));
+  }
+  ASSERT_EQ(::truncate(db_of(t.path()).c_str(), 0), 0);
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, "(0 bytes) is empty")) << what;
+  expect_operator_advice(what, t.path());
+  EXPECT_EQ(std::filesystem::file_size(db_of(t.path())), 0u);  // not initialised by SQLite
+}
+
+TEST(StateStore, Open_RefusesAZeroByteFileEvenWithoutTheMarker) {
+  TempDir t;
+  std::ofstream(db_of(t.path())).flush();
+  EXPECT_TRUE(contains(open_error(t.path()), "(0 bytes) is empty"));
+}
+
+TEST(StateStore, Open_RefusesATruncatedDatabase) {
+  TempDir t;
+  {
+    StateStore s = StateStore::open(t.path());
+    for (std::uint64_t id = 1; id <= 40; ++id) s.put_job(sample_job(id));
+  }
+  const auto size = std::filesystem::file_size(db_of(t.path()));
+  ASSERT_GT(size, 8192u);
+  ASSERT_EQ(::truncate(db_of(t.path()).c_str(), static_cast<off_t>(size / 2)), 0);
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, "is truncated: its header counts")) << what;
+  expect_operator_advice(what, t.path());
+}
+
+TEST(StateStore, Open_RefusesAFileShorterThanTheSqliteHeader) {
+  TempDir t;
+  { (void)StateStore::open(t.path()); }
+  ASSERT_EQ(::truncate(db_of(t.path()).c_str(), 50), 0);
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, "(50 bytes) is truncated: shorter than the 100-byte SQLite header"))
+      << what;
+}
+
+TEST(StateStore, Open_RefusesASqliteDatabaseWithoutTheSchema) {
+  TempDir t;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_of(t.path()).c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE notes (x TEXT)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, "without the ibsdn schema (user_version 0)")) << what;
+  expect_operator_advice(what, t.path());
+}
+
+TEST(StateStore, Open_RefusesADatabaseThatLacksATableOfItsVersion) {
+  TempDir t;
+  { (void)StateStore::open(t.path()); }
+  run_sql(db_of(t.path()), "DROP TABLE quarantine_entries");
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, "lacks the table(s) quarantine_entries of its schema version 2"))
+      << what;
+}
+
+TEST(StateStore, Open_RefusesAMissingDatabaseWhenTheMarkerSaysAStoreWasCreated) {
+  TempDir t;
+  {
+    StateStore s = StateStore::open(t.path());
+    s.put_job(sample_job(46));
+  }
+  ASSERT_TRUE(std::filesystem::remove(db_of(t.path())));
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, db_of(t.path()) + " is missing")) << what;
+  EXPECT_TRUE(contains(what, "ibsdn-state.created says a store was created here 20")) << what;
+  EXPECT_TRUE(contains(what, "Restore the file from a backup")) << what;
+  EXPECT_TRUE(contains(what, "remove " + t.path() + "/ibsdn-state.created")) << what;
+  EXPECT_FALSE(std::filesystem::exists(db_of(t.path())));  // no empty store in its place
+
+  // The operator's way to start empty: remove the marker.
+  std::filesystem::remove(t.path() + "/" + StateStore::kMarkerFileName);
+  StateStore s = StateStore::open(t.path());
+  EXPECT_TRUE(s.load().jobs.empty());
+}
+
+TEST(StateStore, Open_WritesTheMarkerForAStoreThatHadNone) {
+  TempDir t;
+  {
+    StateStore s = StateStore::open(t.path());
+    s.put_job(sample_job(46));
+  }
+  std::filesystem::remove(t.path() + "/" + StateStore::kMarkerFileName);  // a store of version 1
+  {
+    StateStore s = StateStore::open(t.path());
+    ASSERT_EQ(s.warnings().size(), 1u);
+    EXPECT_TRUE(contains(s.warnings()[0], "ibsdn-state.created: written for the existing store"));
+    EXPECT_EQ(s.load().jobs.size(), 1u);
+  }
+  EXPECT_EQ(mode_of(t.path() + "/" + StateStore::kMarkerFileName), 0600u);
+  std::filesystem::remove(db_of(t.path()));
+  EXPECT_TRUE(contains(open_error(t.path()), "is missing"));
+}
+
+TEST(StateStore, Open_MigratesASchemaVersion1StoreKeepingItsJobs) {
+  TempDir t;
+  const StoredJob job = sample_job(46);
+  {
+    StateStore s = StateStore::open(t.path());
+    s.put_job(job);
+  }
+  // Back to what version 1 wrote: no quarantine tables, user_version 1, no marker.
+  run_sql(db_of(t.path()),
+          "DROP TABLE quarantine_entries; DROP TABLE quarantine; PRAGMA user_version = 1");
+  std::filesystem::remove(t.path() + "/" + StateStore::kMarkerFileName);
+  StateStore s = StateStore::open(t.path());
+  EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), "2");
+  const LoadedJobs loaded = s.load();
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  expect_same(loaded.jobs[0], job);
+  EXPECT_TRUE(s.quarantined().empty());
+}
+
+// ---- quarantine ----
+
+// Opens the store in `dir`, stores the healthy job 46 and job 48, closes it and lets `damage`
+// change job 48's rows as an operator's sqlite3 shell (or a bad disk) could.
+void store_46_and_48(const std::string& dir) {
+  StateStore s = StateStore::open(dir);
+  s.put_job(sample_job(46));
+  s.put_job(sample_job(48));
+}
+
+struct Damage {
+  const char* name;
+  const char* sql;    // applied to the store holding jobs 46 and 48
+  const char* table;  // where load() must say the problem is
+  const char* row;
+  const char* column;
+  const char* says;
+  bool has_job_row;
+  std::size_t entry_rows;
+};
+
+class StateStoreQuarantines : public ::testing::TestWithParam<Damage> {};
+
+TEST_P(StateStoreQuarantines, TheDamagedJobAndReloadsTheOthers) {
+  const Damage& d = GetParam();
+  TempDir t;
+  store_46_and_48(t.path());
+  run_sql(db_of(t.path()), d.sql);
+
+  {
+    StateStore s = StateStore::open(t.path());
+    const LoadedJobs loaded = s.load();
+    ASSERT_EQ(loaded.jobs.size(), 1u);
+    expect_same(loaded.jobs[0], sample_job(46));
+    ASSERT_EQ(loaded.quarantined_now.size(), 1u);
+    EXPECT_TRUE(loaded.quarantined_before.empty());
+    const QuarantinedJob& q = loaded.quarantined_now[0];
+    EXPECT_EQ(q.id, JobId(48));
+    EXPECT_EQ(q.table, d.table);
+    EXPECT_EQ(q.row, d.row);
+    EXPECT_EQ(q.column, d.column);
+    EXPECT_TRUE(contains(q.reason, std::string(d.table) + " row (" + d.row + "), column " +
+                                       d.column + ": " + d.says))
+        << q.reason;
+    EXPECT_EQ(q.has_job_row, d.has_job_row);
+    EXPECT_EQ(q.entry_rows, d.entry_rows);
+    EXPECT_GT(q.quarantined_unix_ms, 1'700'000'000'000);
+    // Out of the intent: the controller neither installs nor removes job 48's entries.
+    for (const FlowEntry& e : s.intended_entries(Guid(0x10))) EXPECT_EQ(e.cookie, 46u);
+    EXPECT_FALSE(s.find_job(JobId(48)).has_value());
+  }
+  // The rows are kept, verbatim, for the operator: the damaged value itself included.
+  EXPECT_EQ(pragma(db_of(t.path()), "SELECT count(*) FROM quarantine_entries WHERE job_id = 48"),
+            std::to_string(d.entry_rows));
+  EXPECT_EQ(pragma(db_of(t.path()), "SELECT count(*) FROM flow_entries WHERE job_id = 48"), "0");
+
+  // A restart reloads job 46 and still reports 48 as quarantined.
+  StateStore s = StateStore::open(t.path());
+  const LoadedJobs again = s.load();
+  ASSERT_EQ(again.jobs.size(), 1u);
+  EXPECT_TRUE(again.quarantined_now.empty());
+  ASSERT_EQ(again.quarantined_before.size(), 1u);
+  EXPECT_EQ(again.quarantined_before[0].id, JobId(48));
+  EXPECT_EQ(again.quarantined_before[0].reason, s.quarantined().at(0).reason);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadRows, StateStoreQuarantines,
+    ::testing::Values(
+        Damage{"UnreadableFlowEntry",
+               "UPDATE flow_entries SET entry = 'garbage' WHERE job_id = 48 AND seq = 1",
+               "flow_entries", "job_id 48, seq 1", "entry", "unreadable flow entry", true, 3},
+        Damage{"FlowEntryOfAnotherJobsCookie",
+               "UPDATE flow_entries SET entry = replace(entry, '\"cookie\":48', "
+               "'\"cookie\":46') WHERE job_id = 48 AND seq = 2",
+               "flow_entries", "job_id 48, seq 2", "entry", "cookie 46 is not the job id", true, 3},
+        Damage{"FlowEntryThatIsNotAFlow",
+               "UPDATE flow_entries SET entry = '{\"priority\":1}' WHERE job_id = 48 AND seq = 0",
+               "flow_entries", "job_id 48, seq 0", "entry", "unreadable flow entry", true, 3},
+        Damage{"RequestThatIsNotJson", "UPDATE jobs SET request = '{\"v\":1,' WHERE job_id = 48",
+               "jobs", "job_id 48", "request", "not JSON", true, 3},
+        Damage{"RequestThatIsNotAnObject", "UPDATE jobs SET request = '[1]' WHERE job_id = 48",
+               "jobs", "job_id 48", "request", "not a JSON object", true, 3},
+        Damage{"UserThatIsNotUtf8",
+               "UPDATE jobs SET user = CAST(x'ff61' AS TEXT) WHERE job_id = 48", "jobs",
+               "job_id 48", "user", "not UTF-8 text", true, 3},
+        Damage{"PhaseThatIsNotUtf8",
+               "UPDATE jobs SET phase = CAST(x'c328' AS TEXT) WHERE job_id = 48", "jobs",
+               "job_id 48", "phase", "not UTF-8 text", true, 3},
+        Damage{"JobRowMissing", "PRAGMA foreign_keys = OFF; DELETE FROM jobs WHERE job_id = 48",
+               "flow_entries", "job_id 48, seq 0", "job_id",
+               "flow entries of a job without a jobs row", false, 3}),
+    [](const ::testing::TestParamInfo<Damage>& p) { return std::string(p.param.name); });
+
+// STRICT tables make SQLite refuse a value of the wrong type; a tool that rewrote the schema (or
+// a bad disk) can still leave one. Such a row is quarantined like any other unreadable one.
+TEST(StateStore, Load_QuarantinesAValueOfTheWrongTypeLeftByASchemaWithoutStrict) {
+  TempDir t;
+  store_46_and_48(t.path());
+  run_sql(db_of(t.path()),
+          "PRAGMA writable_schema = ON;"
+          "UPDATE sqlite_schema SET sql = replace(sql, ') STRICT, WITHOUT ROWID', ') WITHOUT "
+          "ROWID') WHERE name = 'flow_entries';"
+          "UPDATE sqlite_schema SET sql = replace(sql, ') STRICT', ')') WHERE name = 'jobs';");
+  run_sql(db_of(t.path()),
+          "UPDATE flow_entries SET switch_guid = 'sixteen' WHERE job_id = 48 AND seq = 0;"
+          "UPDATE jobs SET started_unix_ms = 'yesterday' WHERE job_id = 46;");
+  StateStore s = StateStore::open(t.path());
+  const LoadedJobs loaded = s.load();
+  EXPECT_TRUE(loaded.jobs.empty());
+  ASSERT_EQ(loaded.quarantined_now.size(), 2u);
+  EXPECT_EQ(loaded.quarantined_now[0].reason,
+            "jobs row (job_id 46), column started_unix_ms: expected an integer, found text");
+  EXPECT_EQ(loaded.quarantined_now[1].reason,
+            "flow_entries row (job_id 48, seq 0), column switch_guid: expected an integer, found "
+            "text");
+  // Verbatim: the text is kept as text.
+  EXPECT_EQ(pragma(db_of(t.path()),
+                   "SELECT started_unix_ms || '/' || typeof(started_unix_ms) FROM quarantine "
+                   "WHERE job_id = 46"),
+            "yesterday/text");
+}
+
+TEST(StateStore, PutJob_RefusesAQuarantinedJobIdUntilAnOperatorReleasesIt) {
+  TempDir t;
+  store_46_and_48(t.path());
+  run_sql(db_of(t.path()), "UPDATE flow_entries SET entry = 'garbage' WHERE job_id = 48");
+  StateStore s = StateStore::open(t.path());
+  ASSERT_EQ(s.load().quarantined_now.size(), 1u);
+  try {
+    s.put_job(sample_job(48));
+    FAIL() << "a quarantined job id was reused";
+  } catch (const StateError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(contains(what, "job 48 is quarantined (flow_entries row (job_id 48, seq 0)"))
+        << what;
+    EXPECT_TRUE(contains(what, "until an operator releases it")) << what;
+  }
+  EXPECT_FALSE(s.find_job(JobId(48)).has_value());
+  ASSERT_TRUE(s.find_quarantined(JobId(48)).has_value());
+  EXPECT_FALSE(s.find_quarantined(JobId(46)).has_value());
+
+  EXPECT_TRUE(s.release_quarantined(JobId(48)));
+  EXPECT_FALSE(s.release_quarantined(JobId(48)));
+  EXPECT_TRUE(s.quarantined().empty());
+  EXPECT_EQ(pragma(db_of(t.path()), "SELECT count(*) FROM quarantine_entries"), "0");
+  s.put_job(sample_job(48));
+  EXPECT_EQ(s.load().jobs.size(), 2u);
+}
+
+TEST(StateStore, Quarantine_MovesAJobTheControllerCannotUseWithItsRows) {
+  TempDir t;
+  store_46_and_48(t.path());
+  StateStore s = StateStore::open(t.path());
+  EXPECT_TRUE(s.quarantine(JobId(48), "its request is not a job_start"));
+  EXPECT_FALSE(s.quarantine(JobId(48), "again"));
+  EXPECT_FALSE(s.quarantine(JobId(7), "never stored"));
+  const std::vector<QuarantinedJob> q = s.quarantined();
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0].id, JobId(48));
+  EXPECT_EQ(q[0].reason,
+            "jobs row (job_id 48): the controller cannot use it: its request is not a job_start");
+  EXPECT_EQ(q[0].table, "jobs");
+  EXPECT_EQ(q[0].column, "");
+  EXPECT_EQ(q[0].entry_rows, 3u);
+  EXPECT_EQ(pragma(db_of(t.path()), "SELECT request FROM quarantine WHERE job_id = 48"),
+            sample_job(48).request);
+  const LoadedJobs loaded = s.load();
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  EXPECT_EQ(loaded.quarantined_before.size(), 1u);
+}
+
+TEST(StateStore, PutJob_RefusesWhatLoadCouldNotReadBack) {
+  TempDir t;
+  StateStore s = StateStore::open(t.path());
+  StoredJob j = sample_job(5);
+  j.request = "not json";
+  EXPECT_THROW(s.put_job(j), std::invalid_argument);
+  j = sample_job(5);
+  j.request = "[]";
+  EXPECT_THROW(s.put_job(j), std::invalid_argument);
+  j = sample_job(5);
+  j.user = "\xff";
+  EXPECT_THROW(s.put_job(j), std::invalid_argument);
+  j = sample_job(5);
+  j.phase = "\xc3(";
+  EXPECT_THROW(s.put_job(j), std::invalid_argument);
+  EXPECT_TRUE(s.load().jobs.empty());
+}
+
+// ---- two controllers, permissions, read-only file systems ----
+
+TEST(StateStore, Open_RefusesASecondStoreOnTheSameDirectoryInOneProcess) {
+  TempDir t;
+  StateStore first = StateStore::open(t.path());
+  const std::string what = open_error(t.path());
+  EXPECT_EQ(what, "state directory " + t.path() + " is in use by process " +
+                      std::to_string(::getpid()) +
+                      " (another opensm with the same state_dir?); give each SM port its own "
+                      "state_dir");
+  first.put_job(sample_job(1));  // the first store is unharmed
+  EXPECT_EQ(first.load().jobs.size(), 1u);
+}
+
+TEST(StateStore, Open_RefusesASecondStoreWhileAnotherProcessHoldsTheDirectory) {
+  TempDir t;
+  int ready[2];
+  int release[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    ::close(release[1]);
+    try {
+      StateStore s = StateStore::open(t.path());
+      char c = 'r';
+      if (::write(ready[1], &c, 1) != 1) ::_exit(2);
+      (void)::read(release[0], &c, 1);  // until the parent has tried
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  ::close(release[0]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  const std::string what = open_error(t.path());
+  EXPECT_TRUE(contains(what, "is in use by process " + std::to_string(child) + " ")) << what;
+  ::close(release[1]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  ::close(ready[0]);
+  // The lock died with its process: no stale lock to clean up.
+  EXPECT_NO_THROW((void)StateStore::open(t.path()));
+}
+
+TEST(StateStore, Open_TightensStateFilesOthersCouldRead) {
+  TempDir t;
+  {
+    StateStore s = StateStore::open(t.path() + "/state");
+    s.put_job(sample_job(1));
+  }
+  const std::string dir = t.path() + "/state";
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(db_of(dir).c_str(), 0644), 0);
+  ASSERT_EQ(::chmod((dir + "/" + StateStore::kMarkerFileName).c_str(), 0640), 0);
+  StateStore s = StateStore::open(dir);
+  EXPECT_EQ(mode_of(dir), 0700u);
+  EXPECT_EQ(mode_of(db_of(dir)), 0600u);
+  EXPECT_EQ(mode_of(dir + "/" + StateStore::kMarkerFileName), 0600u);
+  ASSERT_EQ(s.warnings().size(), 3u);
+  EXPECT_EQ(s.warnings()[0],
+            "state directory " + dir + ": mode 0755 let group or others read it; changed to 0700");
+  EXPECT_EQ(s.warnings()[2],
+            db_of(dir) + ": mode 0644 let group or others read it; changed to 0600");
+  EXPECT_EQ(s.load().jobs.size(), 1u);
+}
+
+TEST(StateStore, Open_RefusesAStateFileOthersCouldWrite) {
+  TempDir t;
+  { (void)StateStore::open(t.path()); }
+  for (const char* name :
+       {StateStore::kFileName, StateStore::kMarkerFileName, StateStore::kLockFileName}) {
+    const std::string path = t.path() + "/" + name;
+    ASSERT_EQ(::chmod(path.c_str(), 0660), 0);
+    const std::string what = open_error(t.path());
+    EXPECT_EQ(what, path +
+                        ": writable by group or others (mode 0660): it could have been "
+                        "changed; check it, then chmod 0600 it");
+    ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  }
+  EXPECT_NO_THROW((void)StateStore::open(t.path()));
+}
+
+TEST(StateStore, Open_RefusesASymbolicLinkInPlaceOfTheDatabase) {
+  TempDir t;
+  { (void)StateStore::open(t.path() + "/a"); }
+  ASSERT_EQ(::mkdir((t.path() + "/b").c_str(), 0700), 0);
+  std::filesystem::create_symlink(db_of(t.path() + "/a"), db_of(t.path() + "/b"));
+  const std::string what = open_error(t.path() + "/b");
+  EXPECT_TRUE(contains(what, db_of(t.path() + "/b") + ": a symbolic link")) << what;
+}
+
+TEST(StateStore, Open_RefusesADirectoryOrFileOfAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another uid";
+  TempDir t;
+  { (void)StateStore::open(t.path() + "/state"); }
+  const std::string dir = t.path() + "/state";
+  ASSERT_EQ(::chown(db_of(dir).c_str(), 65534, 65534), 0);
+  EXPECT_TRUE(contains(open_error(dir), db_of(dir) + ": owned by uid 65534, but the controller "
+                                                     "runs as uid 0"));
+  ASSERT_EQ(::chown(db_of(dir).c_str(), 0, 0), 0);
+  ASSERT_EQ(::chown(dir.c_str(), 65534, 65534), 0);
+  EXPECT_TRUE(contains(open_error(dir), "state directory " + dir + ": owned by uid 65534"));
+}
+
+// Runs `body` in a child process and returns what it wrote to its pipe ("" and a failure when
+// the child did not exit 0; "skip: why" when it could not set up its test).
+std::string in_child(const std::function<std::string()>& body) {
+  int out[2];
+  if (::pipe(out) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(out[0]);
+    std::string text;
+    try {
+      text = body();
+    } catch (const std::exception& e) {
+      text = std::string("exception: ") + e.what();
+    }
+    const ssize_t n = ::write(out[1], text.data(), text.size());
+    ::_exit(n == static_cast<ssize_t>(text.size()) ? 0 : 1);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) {
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  return text;
+}
+
+// As root, chmod restricts nothing: the test mounts a read-only tmpfs in a mount namespace of
+// its own (the child's), so nothing outside the test sees it.
+std::string mount_private_tmpfs(const std::string& at, unsigned long flags) {
+  if (::unshare(CLONE_NEWNS) != 0) return std::string("skip: unshare: ") + std::strerror(errno);
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return std::string("skip: mount --make-rprivate /: ") + std::strerror(errno);
+  }
+  if (::mount("tmpfs", at.c_str(), "tmpfs", flags, "mode=0700") != 0) {
+    return std::string("skip: mount tmpfs: ") + std::strerror(errno);
+  }
+  return {};
+}
+
+TEST(StateStore, Open_RefusesAStateDirectoryItCannotWrite) {
+  TempDir t;
+  const std::string dir = t.path() + "/state";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  std::string what;
+  if (::geteuid() != 0) {
+    ASSERT_EQ(::chmod(dir.c_str(), 0500), 0);
+    what = open_error(dir);
+    ::chmod(dir.c_str(), 0700);
+    EXPECT_TRUE(contains(what, "state directory " + dir + ": not writable by uid")) << what;
+    return;
+  }
+  what = in_child([&] {
+    if (std::string skip = mount_private_tmpfs(dir, MS_RDONLY); !skip.empty()) return skip;
+    return open_error(dir);
+  });
+  if (what.rfind("skip: ", 0) == 0) GTEST_SKIP() << what;
+  EXPECT_EQ(what, "state directory " + dir +
+                      ": on a read-only file system; the controller writes every job change "
+                      "there (remount it read-write, or point state_dir to a writable directory)");
+}
+
+TEST(StateStore, Open_RefusesAStoreWhoseFileSystemWasRemountedReadOnly) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a file system read-only";
+  TempDir t;
+  const std::string dir = t.path() + "/state";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  const std::string what = in_child([&] {
+    if (std::string skip = mount_private_tmpfs(dir, 0); !skip.empty()) return skip;
+    {
+      StateStore s = StateStore::open(dir);
+      s.put_job(sample_job(46));
+    }
+    if (::mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr) != 0) {
+      return std::string("skip: remount read-only: ") + std::strerror(errno);
+    }
+    return open_error(dir);
+  });
+  if (what.rfind("skip: ", 0) == 0) GTEST_SKIP() << what;
+  EXPECT_TRUE(contains(what, "on a read-only file system")) << what;
 }
 
 // ---- crash safety ----
@@ -371,7 +953,7 @@ TEST(StateStore, SigkillDuringWrites_LeavesEveryJobWholeOrAbsent_AndKeepsAcknowl
     }
     if (in_flight.kind != 0) ++killed_mid_change;
 
-    const StateStore s = StateStore::open(dir);
+    StateStore s = StateStore::open(dir);
     std::map<std::uint64_t, std::uint64_t> actual;
     for (const StoredJob& j : s.load_jobs()) actual[j.id.value()] = check_whole(j);
     for (std::uint64_t id = 1; id <= kCrashJobs; ++id) {
