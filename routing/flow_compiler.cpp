@@ -69,6 +69,11 @@ ForwardingOverride flow_table_override(const std::map<NodeIdx, std::vector<FlowE
   return flow_table_override(std::make_shared<const FlowTables>(build_flow_tables(tables)));
 }
 
+ForwardingOverride flow_table_override_of(const FlowTables& tables) {
+  // A shared_ptr that owns nothing: the caller keeps the tables alive.
+  return flow_table_override(std::shared_ptr<const FlowTables>(std::shared_ptr<void>(), &tables));
+}
+
 ForwardingOverride flow_table_override(std::shared_ptr<const FlowTables> built) {
   return [built](NodeIdx sw, const PacketHeader& h) -> std::optional<PortNum> {
     const FlowEntry* e = winning_entry(*built, sw, h);
@@ -198,14 +203,7 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
   // flows, the default (other jobs' entries, then the LFT) for the others. A destination's
   // entries at a switch can be merged when all of these agree on the port there.
   TraceOptions foreign_only;
-  if (!foreign.empty()) {
-    foreign_only.override_port = [&foreign](NodeIdx sw,
-                                            const PacketHeader& h) -> std::optional<PortNum> {
-      const FlowEntry* e = winning_entry(foreign, sw, h);
-      if (e == nullptr) return std::nullopt;
-      return e->action.output;
-    };
-  }
+  if (!foreign.empty()) foreign_only.override_port = flow_table_override_of(foreign);
   std::vector<Path> intended(n);
   for (std::size_t i = 0; i < n; ++i) {
     opt.deadline.check_every(i, "compiling: tracing default routes");

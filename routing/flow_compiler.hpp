@@ -86,5 +86,7 @@ const FlowEntry* winning_entry(const FlowTables& a, const FlowTables& b, NodeIdx
 ForwardingOverride flow_table_override(const std::map<NodeIdx, std::vector<FlowEntry>>& tables);
 /// The same over tables already built (shared with the caller, e.g. to ask winning_entry()).
 ForwardingOverride flow_table_override(std::shared_ptr<const FlowTables> tables);
+/// The same over tables the caller keeps alive for as long as the override is used.
+ForwardingOverride flow_table_override_of(const FlowTables& tables);
 
 }  // namespace ibsdn

@@ -60,18 +60,8 @@ json flows_answer(const ControllerView& v, const FlowsQuery& q) {
   }
   std::vector<SelectedSwitch> selected = switches_of(fs);
   if (q.switch_ref) {
-    const Fabric& f = fs.subnet.fabric;
     std::erase_if(selected, [&](const SelectedSwitch& s) {
-      return !std::visit(
-          [&](const auto& r) {
-            using T = std::decay_t<decltype(r)>;
-            if constexpr (std::is_same_v<T, Lid>) return s.lid == r;
-            if constexpr (std::is_same_v<T, Guid>) return s.guid == r;
-            if constexpr (std::is_same_v<T, std::string>) {
-              return f.node(s.node).name == r || f.node(s.node).description == r;
-            }
-          },
-          *q.switch_ref);
+      return !switch_matches(fs.subnet.fabric, s.node, s.lid, *q.switch_ref);
     });
     if (selected.empty()) {
       throw NoticeFailure(ErrorCode::kInvalid,
@@ -153,6 +143,19 @@ json route_answer(const ControllerView& v, const RouteQuery& q) {
 }
 
 }  // namespace
+
+bool switch_matches(const Fabric& f, NodeIdx node, Lid lid, const SwitchRef& ref) {
+  return std::visit(
+      [&](const auto& r) {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, Lid>) return lid == r;
+        if constexpr (std::is_same_v<T, Guid>) return f.node(node).guid == r;
+        if constexpr (std::is_same_v<T, std::string>) {
+          return f.node(node).name == r || f.node(node).description == r;
+        }
+      },
+      ref);
+}
 
 bool is_view_query(const Request& request) {
   if (const auto* f = std::get_if<FlowsQuery>(&request)) return !f->from_switch;

@@ -57,6 +57,10 @@ struct ControllerView {
 /// route, stats); nullopt for every other request. Errors come back as error responses.
 std::optional<nlohmann::json> answer_from_view(const ControllerView& view, const Request& request);
 
+/// Whether switch `node` (with its `lid`) is the one `ref` names: LID, node GUID, node name or
+/// NodeDescription.
+bool switch_matches(const Fabric& f, NodeIdx node, Lid lid, const SwitchRef& ref);
+
 /// Requests answer_from_view() serves.
 bool is_view_query(const Request& request);
 

@@ -1,12 +1,12 @@
 #include "plugin/controller/host_map.hpp"
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
 
+#include "flowtable/guid_text.hpp"
 #include "plugin/controller/config.hpp"
 #include "plugin/notice/names.hpp"
 
@@ -15,16 +15,6 @@ namespace {
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t';
-}
-
-std::optional<Guid> parse_guid(std::string_view text) {
-  if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) {
-    return std::nullopt;
-  }
-  std::uint64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(text.data() + 2, text.data() + text.size(), v, 16);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return Guid(v);
 }
 
 }  // namespace

@@ -124,17 +124,7 @@ json JobController::flows_from_switches(const FlowsQuery& q) {
   std::vector<Switch> selected = q.switch_ref ? all_switches() : due_switches();
   if (q.switch_ref) {
     std::erase_if(selected, [&](const Switch& s) {
-      const Node& node = fabric_->subnet.fabric.node(s.node);
-      return !std::visit(
-          [&](const auto& r) {
-            using T = std::decay_t<decltype(r)>;
-            if constexpr (std::is_same_v<T, Lid>) return s.lid == r;
-            if constexpr (std::is_same_v<T, Guid>) return s.guid == r;
-            if constexpr (std::is_same_v<T, std::string>) {
-              return node.name == r || node.description == r;
-            }
-          },
-          *q.switch_ref);
+      return !switch_matches(fabric_->subnet.fabric, s.node, s.lid, *q.switch_ref);
     });
     if (selected.empty()) {
       throw NoticeFailure(ErrorCode::kInvalid,

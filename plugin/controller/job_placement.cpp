@@ -369,12 +369,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     }
   }
   TraceOptions foreign_trace;
-  foreign_trace.override_port = [&foreign](NodeIdx sw,
-                                           const PacketHeader& h) -> std::optional<PortNum> {
-    const FlowEntry* e = winning_entry(foreign, sw, h);
-    if (e == nullptr) return std::nullopt;
-    return e->action.output;
-  };
+  foreign_trace.override_port = flow_table_override_of(foreign);
   std::vector<Path> chosen(n);
   for (std::size_t k = 0; k < free_flows.size(); ++k) chosen[free_flows[k]] = std::move(routed[k]);
   for (std::size_t i = 0; i < n; ++i) {
