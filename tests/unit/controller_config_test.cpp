@@ -24,6 +24,8 @@ algorithms: {fat_tree: sdn-greedy, dragonfly: df-valiant, other: dmodk}
 mad: {timeout_ms: 250, retries: 5, window: 16}
 job_start_timeout_ms: 7000
 slurm_user: slurm
+notice: {max_connections: 32, max_connections_per_uid: 4, reserved_for_scheduler: 6,
+         idle_timeout_ms: 5000, scheduler_idle_timeout_ms: 30000}
 host_map: /etc/ibsdn/hosts.map
 log_level: debug
 )";
@@ -46,6 +48,11 @@ TEST(ControllerConfig, ParsesEveryKey) {
   EXPECT_EQ(c.mad.window, 16u);
   EXPECT_EQ(c.job_start_timeout_ms, 7000u);
   EXPECT_EQ(c.slurm_user, "slurm");
+  EXPECT_EQ(c.notice.max_connections, 32u);
+  EXPECT_EQ(c.notice.max_connections_per_uid, 4u);
+  EXPECT_EQ(c.notice.reserved_for_scheduler, 6u);
+  EXPECT_EQ(c.notice.idle_timeout_ms, 5000u);
+  EXPECT_EQ(c.notice.scheduler_idle_timeout_ms, 30000u);
   ASSERT_TRUE(c.host_map.has_value());
   EXPECT_EQ(*c.host_map, "/etc/ibsdn/hosts.map");
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
@@ -68,6 +75,11 @@ TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndKeyZeroWarns) {
   EXPECT_EQ(c.mad.retries, 3u);
   EXPECT_EQ(c.mad.window, 32u);
   EXPECT_EQ(c.job_start_timeout_ms, 5000u);
+  EXPECT_EQ(c.notice.max_connections, 64u);
+  EXPECT_EQ(c.notice.max_connections_per_uid, 8u);
+  EXPECT_EQ(c.notice.reserved_for_scheduler, 8u);
+  EXPECT_EQ(c.notice.idle_timeout_ms, 10000u);
+  EXPECT_EQ(c.notice.scheduler_idle_timeout_ms, 60000u);
   EXPECT_EQ(c.log_level, LogLevel::kInfo);
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_NE(c.warnings[0].find("switch_key is 0"), std::string::npos);
@@ -131,6 +143,20 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"slurm_user: 9slurm\n", 1, 13, "not a valid name"},
         BadConfig{"socket_group: \"wheel;rm\"\n", 1, 15, "not a valid name"},
         BadConfig{"host_map: hosts.map\n", 1, 11, "not an absolute path"},
+        BadConfig{"notice: {max_connections: 0}\n", 1, 27,
+                  "notice.max_connections: 0 is out of range 1..4096"},
+        BadConfig{"notice: {idle_timeout_ms: 0}\n", 1, 27, "out of range 1..86400000"},
+        BadConfig{"notice: {idle_timout_ms: 5}\n", 1, 10, "did you mean 'idle_timeout_ms'"},
+        BadConfig{"notice:\n  max_connections: 4\n  max_connections_per_uid: 2\n"
+                  "  reserved_for_scheduler: 4\n",
+                  4, 27, "reserved_for_scheduler: 4 leaves no connection"},
+        BadConfig{"notice: {max_connections: 4}\n", 1, 27,
+                  "below the default notice.max_connections_per_uid (8); set that too"},
+        BadConfig{"notice: {max_connections: 8, max_connections_per_uid: 2}\n", 1, 27,
+                  "with the default notice.reserved_for_scheduler (8); set that too"},
+        BadConfig{"notice:\n  max_connections_per_uid: 9\n  max_connections: 8\n", 2, 28,
+                  "max_connections_per_uid: 9 exceeds notice.max_connections (8)"},
+        BadConfig{"notice: 64\n", 1, 9, "notice: expected a map"},
         BadConfig{
             "notice_socket: /run/ibsdn/"
             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
