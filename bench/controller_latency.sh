@@ -86,8 +86,9 @@ umask 022
 ibsim_start "$WORK/fabric.net"
 for entry in "${SWITCHES[@]}"; do
   read -r name ports <<<"$entry"
-  # Not --verbose: one log line per MAD would measure the log.
-  sim_start "agent-$name" "$name" "$AGENT" --key "$KEY" --num-ports "$ports" \
+  # Not --verbose: one log line per MAD would measure the log. --any-writer: ibsdn-madtool bench
+  # at $MAD_HOST (not the master SM) writes too (it deletes its cookie after the run).
+  sim_start "agent-$name" "$name" "$AGENT" --key "$KEY" --any-writer --num-ports "$ports" \
     --log "$WORK/agent-$name.log"
 done
 for entry in "${SWITCHES[@]}"; do

@@ -32,7 +32,8 @@ void serve(MadTransport& transport, SwitchResponder& responder, const std::atomi
       if (hooks.on_mad) hooks.on_mad(*in, h);
       continue;
     }
-    Handled h = responder.handle(std::span<const std::uint8_t>(in->bytes.data(), in->length));
+    Handled h =
+        responder.handle(std::span<const std::uint8_t>(in->bytes.data(), in->length), in->from);
     if (h.reply) {
       try {
         transport.send(in->from, *h.reply);

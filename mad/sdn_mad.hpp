@@ -22,6 +22,10 @@ inline constexpr std::uint8_t kClassVersion = 1;
 inline constexpr std::size_t kMadSize = 256;
 inline constexpr std::size_t kHeaderSize = 24;
 inline constexpr std::size_t kDataSize = kMadSize - kHeaderSize;  // 232
+/// The revision of docs/wire-format.md this code speaks. It is not on the wire: the ClassVersion
+/// stays 1 because OpenSM's vendor layer and the kernel bind a class per version (the doc's
+/// section 10 says why and what a mismatch looks like). The agent logs it at start.
+inline constexpr int kWireFormatRevision = 2;
 
 using MadBytes = std::array<std::uint8_t, kMadSize>;
 
@@ -47,6 +51,8 @@ enum class Status : std::uint16_t {
   kMalformedMatch = 0x0300,        // class-specific: match TLVs invalid or inconsistent
   kBadAction = 0x0400,             // class-specific: action invalid for this switch
   kUnsupportedField = 0x0500,      // class-specific: match beyond the flow definition level
+  kNotAuthorized = 0x0600,         // class-specific: this sender may not change the table (it is
+                                   // neither the subnet's master SM nor an allowed LID)
 };
 std::string_view to_string(Status s);
 

@@ -24,6 +24,8 @@ std::string_view to_string(Status s) {
       return "bad action";
     case Status::kUnsupportedField:
       return "match field beyond the flow definition level";
+    case Status::kNotAuthorized:
+      return "sender not authorized to write (not the master SM)";
   }
   return "unknown status";
 }

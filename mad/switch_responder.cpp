@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <utility>
 
 #include "mad/flow_mod_apply.hpp"
 #include "mad/mad_codec.hpp"
@@ -48,9 +49,12 @@ bool attribute_known(AttributeId a) {
 }  // namespace
 
 SwitchResponder::SwitchResponder(ResponderConfig cfg)
-    : key_(cfg.key), reply_bytes_(std::min(cfg.reply_bytes, kMadSize)), table_(cfg.table) {}
+    : key_(cfg.key),
+      reply_bytes_(std::min(cfg.reply_bytes, kMadSize)),
+      writers_(std::move(cfg.writers)),
+      table_(cfg.table) {}
 
-Handled SwitchResponder::handle(std::span<const std::uint8_t> request) {
+Handled SwitchResponder::handle(std::span<const std::uint8_t> request, Lid from) {
   Handled h;
   const auto raw = peek_header(request);
   if (!raw) {
@@ -77,7 +81,7 @@ Handled SwitchResponder::handle(std::span<const std::uint8_t> request) {
       h.reply = make_error_reply(request, err->status);
       return h;
     }
-    return dispatch(std::get<SdnMad>(decoded), std::move(h));
+    return dispatch(std::get<SdnMad>(decoded), from, std::move(h));
   } catch (const std::exception& e) {
     // A request the codec accepted but the reply cannot be built for: answer generically rather
     // than die, and say why in the log.
@@ -88,7 +92,7 @@ Handled SwitchResponder::handle(std::span<const std::uint8_t> request) {
   }
 }
 
-Handled SwitchResponder::dispatch(const SdnMad& req, Handled h) {
+Handled SwitchResponder::dispatch(const SdnMad& req, Lid from, Handled h) {
   auto refuse = [&](Status s, std::string why) {
     h.status = s;
     h.detail = std::move(why);
@@ -106,6 +110,17 @@ Handled SwitchResponder::dispatch(const SdnMad& req, Handled h) {
     case AttributeId::kFlowMod: {
       const auto* fm = std::get_if<FlowMod>(&req.payload);
       if (!fm) return refuse(Status::kInvalidField, "FlowMod without a flow_mod body");
+      if (writers_) {
+        WriterCheck::Verdict v = writers_->judge(from);
+        if (!v.allowed) {
+          h.rate_limited = !v.report;
+          if (v.unreported > 0) {
+            v.why += " (" + std::to_string(v.unreported) +
+                     " more refused from this LID since its last report)";
+          }
+          return refuse(Status::kNotAuthorized, std::move(v.why));
+        }
+      }
       const FlowModResult r = apply_flow_mod(table_, *fm);
       FlowMod echo = *fm;
       echo.affected = r.affected;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <initializer_list>
 #include <vector>
@@ -21,10 +22,20 @@ constexpr int kGsiQkey = static_cast<int>(0x80010000u);
 constexpr std::uint8_t kSmiLidRouted = 0x01;
 constexpr std::uint8_t kSmiDirected = 0x81;
 constexpr std::uint16_t kAttrSmInfo = 0x0020;
+constexpr std::uint16_t kAttrPortInfo = 0x0015;
 constexpr std::size_t kSmpData = 64;
-constexpr std::uint16_t kDirectionBit = 0x8000;  // DR SMP: bit 15 of bytes 4-5
+constexpr std::size_t kSmpDrSlid = 32;            // DR SMP: DrSLID, DrDLID (2 bytes each)
+constexpr std::size_t kPortInfoMasterSmLid = 18;  // IBA 14.2.5.6: PortInfo bytes 18-19
+constexpr std::uint16_t kDirectionBit = 0x8000;   // DR SMP: bit 15 of bytes 4-5
 constexpr std::uint16_t kStatusUnsupportedAttr = 0x000C;
 constexpr std::uint16_t kPermissiveLid = 0xFFFF;
+// Class-0x09 MADs kept while a PortInfo query waits for its answer (more are dropped: their
+// senders retry).
+constexpr std::size_t kMaxPending = 4096;
+
+std::uint16_t be16_at(const std::uint8_t* p) {
+  return static_cast<std::uint16_t>(p[0] << 8 | p[1]);
+}
 
 void method_bits(std::initializer_list<std::uint8_t> methods, long (&mask)[16 / sizeof(long)]) {
   for (std::uint8_t m : methods) {
@@ -122,6 +133,7 @@ UmadTransport::~UmadTransport() {
   for (int a : smi_agents_) {
     if (a >= 0) umad_unregister(fd_, a);
   }
+  if (dr_requester_ >= 0) umad_unregister(fd_, dr_requester_);
   if (agent_ >= 0) umad_unregister(fd_, agent_);
   if (fd_ >= 0) umad_close_port(fd_);
   if (issm_fd_ >= 0) ::close(issm_fd_);
@@ -146,6 +158,17 @@ void UmadTransport::send(Lid to, std::span<const std::uint8_t> mad,
 }
 
 std::optional<ReceivedMad> UmadTransport::receive(std::chrono::milliseconds timeout) {
+  if (!pending_.empty()) {
+    ReceivedMad m = pending_.front();
+    pending_.pop_front();
+    return m;
+  }
+  auto m = receive_one(timeout);
+  if (!m || take_smp(*m)) return std::nullopt;
+  return m;
+}
+
+std::optional<ReceivedMad> UmadTransport::receive_one(std::chrono::milliseconds timeout) {
   std::vector<std::uint8_t> buf(umad_size() + kMadSize, 0);
   int length = static_cast<int>(kMadSize);
   const int rc = umad_recv(fd_, buf.data(), &length, static_cast<int>(timeout.count()));
@@ -160,12 +183,72 @@ std::optional<ReceivedMad> UmadTransport::receive(std::chrono::milliseconds time
   const ib_mad_addr_t* addr = umad_get_mad_addr(buf.data());
   m.from = Lid(be16toh(addr->lid));
   m.status = umad_status(buf.data());
-  if (issm_fd_ >= 0 && m.status == 0 &&
-      (m.bytes[1] == kSmiLidRouted || m.bytes[1] == kSmiDirected)) {
-    answer_smp(m.bytes.data(), m.length, m.from);
-    return std::nullopt;
-  }
   return m;
+}
+
+bool UmadTransport::take_smp(const ReceivedMad& m) {
+  if (m.bytes[1] != kSmiLidRouted && m.bytes[1] != kSmiDirected) return false;
+  // A response, or our own request handed back undelivered (status ETIMEDOUT).
+  if ((m.bytes[3] & 0x80) != 0 || m.status != 0) {
+    const auto tid = static_cast<std::uint32_t>(m.bytes[12] << 24 | m.bytes[13] << 16 |
+                                                m.bytes[14] << 8 | m.bytes[15]);
+    if (smp_waiting_ != 0 && tid == smp_waiting_ && be16_at(&m.bytes[16]) == kAttrPortInfo) {
+      // Bit 15 of a directed-route SMP's status is its direction, not part of the status.
+      const bool ok = m.status == 0 && (be16_at(&m.bytes[4]) & 0x7FFF) == 0 &&
+                      m.length >= kSmpData + kPortInfoMasterSmLid + 2;
+      smp_answer_ = ok ? std::optional<Lid>(Lid(be16_at(&m.bytes[kSmpData + kPortInfoMasterSmLid])))
+                       : std::nullopt;
+    }
+    return true;
+  }
+  if (issm_fd_ >= 0) answer_smp(m.bytes.data(), m.length, m.from);
+  return true;
+}
+
+int UmadTransport::directed_route_agent() {
+  if (smi_agents_[1] >= 0) return smi_agents_[1];  // the claimed SM role registered it already
+  if (dr_requester_ < 0) {
+    const int id = umad_register(fd_, kSmiDirected, 1, 0, nullptr);
+    if (id < 0) fail("umad_register(directed-route SMI class) on '" + ca_name_ + "'", err_of(id));
+    dr_requester_ = id;
+  }
+  return dr_requester_;
+}
+
+std::optional<Lid> UmadTransport::query_master_sm_lid(std::chrono::milliseconds timeout) {
+  const int agent = directed_route_agent();
+  std::vector<std::uint8_t> buf(umad_size() + kMadSize, 0);
+  auto* smp = static_cast<std::uint8_t*>(umad_get_mad(buf.data()));
+  smp[0] = 1;  // BaseVersion
+  smp[1] = kSmiDirected;
+  smp[2] = 1;  // ClassVersion
+  smp[3] = static_cast<std::uint8_t>(Method::kGet);
+  // Status, hop pointer and hop count stay 0: a zero-hop route, answered by this port's own SMA.
+  if (++smp_seq_ == 0) ++smp_seq_;
+  for (int i = 0; i < 4; ++i) smp[12 + i] = static_cast<std::uint8_t>(smp_seq_ >> (24 - 8 * i));
+  smp[16] = kAttrPortInfo >> 8;
+  smp[17] = kAttrPortInfo & 0xFF;
+  // AttributeModifier 0: the port the SMP arrives on (port 0 of a switch). M_Key 0.
+  std::fill_n(smp + kSmpDrSlid, 4, 0xFF);  // DrSLID, DrDLID: the permissive LID
+  umad_set_addr(buf.data(), kPermissiveLid, 0, 0, 0);
+  smp_answer_.reset();
+  if (int rc = umad_send(fd_, agent, buf.data(), static_cast<int>(kMadSize),
+                         static_cast<int>(timeout.count()), 0);
+      rc < 0) {
+    fail("umad_send(PortInfo SMP to the local port)", err_of(rc));
+  }
+  smp_waiting_ = smp_seq_;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!smp_answer_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    auto m = receive_one(left);
+    if (!m || take_smp(*m)) continue;
+    if (pending_.size() < kMaxPending) pending_.push_back(*m);
+  }
+  smp_waiting_ = 0;  // a late answer finds no query waiting for it and is dropped
+  return smp_answer_ ? *smp_answer_ : std::nullopt;
 }
 
 void UmadTransport::answer_smp(const std::uint8_t* smp, std::size_t length, Lid from) {

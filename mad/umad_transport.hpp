@@ -3,6 +3,10 @@
 // unchanged under ibsim's umad2sim (LD_PRELOAD) with SIM_HOST choosing the node.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <optional>
 #include <string>
 
 #include "mad/transport.hpp"
@@ -50,8 +54,21 @@ class UmadTransport : public MadTransport {
   /// SMPs answered on behalf of the claimed SM role.
   [[nodiscard]] std::uint64_t smps_answered() const { return smps_answered_; }
 
+  /// PortInfo:MasterSMLID of this port (Lid 0: no SM has set it), read with a zero-hop
+  /// directed-route SMP Get of PortInfo on this transport's own descriptor: under umad2sim a
+  /// second descriptor registering the SMI classes (libibmad's) would take their MADs from this
+  /// one for good. Waits up to `timeout`; MADs of class 0x09 that arrive meanwhile are kept, in
+  /// order, for receive(). nullopt when no answer came or the SMA refused. Throws TransportError.
+  std::optional<Lid> query_master_sm_lid(std::chrono::milliseconds timeout);
+
  private:
+  /// One umad_recv() of up to `timeout`; nullopt when nothing came.
+  std::optional<ReceivedMad> receive_one(std::chrono::milliseconds timeout);
+  /// SMPs are never handed to receive()'s caller: requests are answered (claimed SM role), our
+  /// PortInfo answer is recorded, anything else is dropped. True when `m` was an SMP.
+  bool take_smp(const ReceivedMad& m);
   void answer_smp(const std::uint8_t* smp, std::size_t length, Lid from);
+  int directed_route_agent();
 
   std::string ca_name_;
   int port_num_ = 0;
@@ -61,8 +78,13 @@ class UmadTransport : public MadTransport {
   int agent_ = -1;
   int issm_fd_ = -1;
   int smi_agents_[2] = {-1, -1};  // LID-routed and directed-route SMI, when the SM role is claimed
+  int dr_requester_ = -1;         // directed-route SMI, registered to send PortInfo queries
   std::uint64_t port_guid_ = 0;
   std::uint64_t smps_answered_ = 0;
+  std::uint32_t smp_seq_ = 0;                     // low TID half of the last PortInfo query sent
+  std::uint32_t smp_waiting_ = 0;                 // ... of the one waiting for its answer; 0: none
+  std::optional<std::optional<Lid>> smp_answer_;  // its answer: a LID, or refused (nullopt)
+  std::deque<ReceivedMad> pending_;               // class-0x09 MADs that came during a query
 };
 
 }  // namespace ibsdn::mad

@@ -85,6 +85,16 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
     server_ = std::make_unique<NoticeServer>(
         s,
         [this](Request r, PeerCredentials peer, NoticeServer::Reply reply) {
+          // Queries are answered here, from the last published state, even while the
+          // controller thread routes a job or waits on a switch. Before the first SUBNET UP
+          // they wait in the queue behind it, as every notice does.
+          const std::shared_ptr<const ControllerView> view = jobs_->view();
+          if (view->fabric) {
+            if (const auto answer = answer_from_view(*view, r)) {
+              reply(to_line(*answer));
+              return;
+            }
+          }
           enqueue(Notice{std::move(r), peer, std::move(reply)});
         },
         [this](LogLevel l, const std::string& m) { log(l, "notice socket: " + m); });
@@ -133,6 +143,8 @@ void Controller::stop() {
   lock.unlock();
   if (!finished) {
     glue_.info("warning: stopping before the controller's work is done");
+    // Routing stops at its next deadline check, MAD exchanges when the transport closes.
+    jobs_->cancel();
   }
   transport_.close();
   if (worker_.joinable()) worker_.join();

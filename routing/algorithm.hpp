@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "routing/deadline.hpp"
 #include "routing/fabric.hpp"
 #include "routing/flow.hpp"
 #include "routing/link_load.hpp"
@@ -26,6 +27,8 @@ struct RouteRequest {
   bool weighted = false;
   /// For randomised choices (Valiant's intermediate group); same seed, same routes.
   std::uint64_t seed = 1;
+  /// Checked inside the algorithms' loops: route() throws DeadlineExceeded once it passes.
+  Deadline deadline{};
 };
 
 class RoutingAlgorithm {

@@ -64,6 +64,7 @@ class DfGlobalAdaptive final : public DragonflyRoutingAlgorithm {
     std::vector<double> suffix_max;
     std::vector<std::size_t> suffix_hops;
     for (std::size_t i = 0; i < req.flows.size(); ++i) {
+      req.deadline.check_every(i, "df-global-adaptive routes the flows");
       const Flow& fl = req.flows[i];
       Choice best;
       Path& chosen = out[i];

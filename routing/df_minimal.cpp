@@ -25,6 +25,7 @@ class DfMinimal final : public DragonflyRoutingAlgorithm {
     const DragonflyLayout* x = &layout;
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < req.flows.size(); ++i) {
+      req.deadline.check_every(i, "df-minimal routes the flows");
       const Flow& fl = req.flows[i];
       const std::size_t count = x->minimal_path_count(fl.src, fl.dst);
       out[i].reserve(5);

@@ -29,6 +29,7 @@ class DfValiant final : public DragonflyRoutingAlgorithm {
     const DragonflyLayout* x = &layout;
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < req.flows.size(); ++i) {
+      req.deadline.check_every(i, "df-valiant routes the flows");
       const Flow& fl = req.flows[i];
       const int gs = x->group_of(fl.src);
       const int gd = x->group_of(fl.dst);

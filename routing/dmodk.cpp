@@ -23,6 +23,7 @@ class ModK final : public XgftRoutingAlgorithm {
     const XgftLayout* x = &layout;
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < req.flows.size(); ++i) {
+      req.deadline.check_every(i, "dmodk routes the flows");
       const std::uint32_t s = x->host_of_node[req.flows[i].src.value()];
       const std::uint32_t d = x->host_of_node[req.flows[i].dst.value()];
       out[i].reserve(2 * static_cast<std::size_t>(x->params.h));

@@ -6,17 +6,26 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <vector>
 
 #include "flowtable/flow_entry.hpp"
 #include "flowtable/flow_table.hpp"
 #include "flowtable/match.hpp"
+#include "routing/deadline.hpp"
 #include "routing/fabric.hpp"
 #include "routing/flow.hpp"
 #include "routing/lft.hpp"
 
 namespace ibsdn {
+
+/// Per-switch entries loaded into flow tables (matching every field), for lookups by tracers.
+using FlowTables = std::map<NodeIdx, FlowTable>;
+
+/// The ports other jobs' traffic leaves each switch by toward each destination LID: where one of
+/// this job's destination-wide entries would divert it, the compiler uses per-pair entries.
+using ForeignTraffic = std::map<std::pair<NodeIdx, std::uint16_t>, std::set<std::uint8_t>>;
 
 struct CompileOptions {
   /// What the switches can match on. At kDlid every entry is a destination entry, so flows that
@@ -28,8 +37,20 @@ struct CompileOptions {
   const std::vector<std::uint32_t>* used = nullptr;
   std::uint16_t priority = 100;
   /// Collapse a destination's entries at a switch into one SLID-wildcarded entry when every flow
-  /// of the job through that switch toward that destination takes the same port.
+  /// of the job through that switch toward that destination takes the same port (and no other
+  /// job's traffic or entry disagrees, see `foreign` and `foreign_traffic`).
   bool aggregate = true;
+  /// Other jobs' entries, by switch: packets meet them before the LFT, so they are this job's
+  /// default route where they match. The compiler never emits an entry with the same match and
+  /// priority as one of these: a flow that would need one stays on its default route.
+  const FlowTables* foreign = nullptr;
+  /// Other jobs' traffic, which this job's destination-wide entries must not divert.
+  const ForeignTraffic* foreign_traffic = nullptr;
+  /// Per flow (empty: none): the flow must keep the path the current tables give it (another job
+  /// owns its host pair, or it is beyond the job's flow limit); it gets no entries.
+  const std::vector<bool>* pinned = nullptr;
+  /// Checked inside the loops: compile_flows throws DeadlineExceeded once it passes.
+  Deadline deadline{};
 };
 
 struct CompiledFlows {
@@ -52,13 +73,14 @@ struct CompiledFlows {
 CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const Flow> flows,
                             std::span<const Path> paths, JobId job, const CompileOptions& opt);
 
-/// Per-switch entries loaded into flow tables (matching every field), for lookups by tracers.
-/// Throws std::invalid_argument when an entry does not load.
-using FlowTables = std::map<NodeIdx, FlowTable>;
+/// Per-switch entries as flow tables. Throws std::invalid_argument when an entry does not load.
 FlowTables build_flow_tables(const std::map<NodeIdx, std::vector<FlowEntry>>& tables);
 
 /// The entry that wins at switch `sw` for header `h`, or nullptr (the LFT decides).
 const FlowEntry* winning_entry(const FlowTables& tables, NodeIdx sw, const PacketHeader& h);
+/// The entry that wins at `sw` among the entries of both sets (a switch holds them all).
+const FlowEntry* winning_entry(const FlowTables& a, const FlowTables& b, NodeIdx sw,
+                               const PacketHeader& h);
 
 /// A tracer hook that consults per-switch entries (e.g. CompiledFlows::tables) before the LFT.
 ForwardingOverride flow_table_override(const std::map<NodeIdx, std::vector<FlowEntry>>& tables);

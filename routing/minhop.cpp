@@ -58,7 +58,9 @@ class MinHop final : public RoutingAlgorithm {
     std::vector<PortNum> candidates;
 
     NodeIdx previous{};
+    std::uint64_t step = 0;
     for (NodeIdx d : f.hcas()) {
+      req.deadline.check_every(step++, "minhop routes toward each destination");
       const NodeIdx sw = single_switch(f, d);
       if (previous.valid() && sw.valid() && sw == single_switch(f, previous)) {
         dist[previous.value()] = 2;

@@ -39,6 +39,7 @@ class SdnGreedy final : public XgftRoutingAlgorithm {
     Search s{f, *x, load};
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < req.flows.size(); ++i) {
+      req.deadline.check_every(i, "sdn-greedy routes the flows");
       const Flow& fl = req.flows[i];
       s.src = x->host_of_node[fl.src.value()];
       s.dst = x->host_of_node[fl.dst.value()];

@@ -52,7 +52,10 @@ class SdnOptimal final : public XgftRoutingAlgorithm {
     std::vector<Path> out(req.flows.size());
     std::vector<std::uint32_t> src;
     std::vector<std::uint32_t> dst;
-    for (const auto& matching : partition_into_matchings(*x, req.flows)) {
+    const auto matchings = partition_into_matchings(*x, req.flows);
+    req.deadline.check("sdn-optimal colours the flows");
+    for (const auto& matching : matchings) {
+      req.deadline.check("sdn-optimal routes a matching");
       src.clear();
       dst.clear();
       for (std::uint32_t i : matching) {

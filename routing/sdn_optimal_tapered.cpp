@@ -36,6 +36,7 @@ class SdnOptimalTapered final : public XgftRoutingAlgorithm {
     opt.balanced = true;
     opt.link_flows = &load;
     const auto y = choose_up_digits(req.fabric, *x, src, dst, opt);
+    req.deadline.check("sdn-optimal-tapered chooses up-ports");
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < out.size(); ++i)
       xgft_path(req.fabric, *x, src[i], dst[i], y[i], out[i]);

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "mad/key_file.hpp"
+
 namespace ibsdn::mad::cli {
 
 std::uint64_t parse_hex_u64(std::string_view text, std::string_view what) {
@@ -23,6 +25,26 @@ std::uint64_t parse_hex_u64(std::string_view text, std::string_view what) {
                                 "' is not a hex number of at most 64 bits");
   }
   return v;
+}
+
+std::uint64_t resolve_key(const KeySource& src) {
+  const int given =
+      (src.key_text.empty() ? 0 : 1) + (src.key_file.empty() ? 0 : 1) + (src.no_key ? 1 : 0);
+  if (given == 0) {
+    throw std::invalid_argument(
+        "no key: give --key-file PATH (or --key HEX), or --no-key to go without authentication");
+  }
+  if (given > 1) {
+    throw std::invalid_argument("--key, --key-file and --no-key exclude each other: give one");
+  }
+  if (src.no_key) return 0;
+  if (!src.key_file.empty()) return read_key_file(src.key_file);
+  const std::uint64_t key = parse_hex_u64(src.key_text, "--key");
+  if (key == 0) {
+    throw std::invalid_argument(
+        "--key 0 means no authentication: use --no-key to run without a key");
+  }
+  return key;
 }
 
 Lid parse_lid(std::string_view text) {

@@ -32,7 +32,7 @@ constexpr const char* kExitCodes =
     "Exit codes:\n"
     "  0  done (raw: an answer came, whatever its status)\n"
     "  1  the switch refused the request (its status is printed)\n"
-    "  2  bad command line, FLOW text or HEXFILE\n"
+    "  2  bad command line, key file, FLOW text or HEXFILE\n"
     "  3  libibumad: cannot open / register the port\n"
     "  4  no answer after every retry\n"
     "  5  an answer that does not decode, or a table that kept changing while read\n";
@@ -75,7 +75,7 @@ std::string status_line(mad::Status s) {
 struct Options {
   std::string ca;
   int port = 0;
-  std::string key_text;
+  cli::KeySource key;
   std::string lid_text;
   int timeout_ms = 250;
   int retries = 3;
@@ -210,13 +210,21 @@ int main(int argc, char** argv) {
       "ibsdn-madtool: manage one switch's flow table over MAD class 0x09.\nFLOW is ovs-ofctl "
       "style: 'cookie=0x2a, priority=100, slid=0x12, dlid=0x40 actions=output:7'.\nUnder ibsim "
       "run it with LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so and "
-      "SIM_HOST=<an HCA>."};
+      "SIM_HOST=<an HCA>.\nA switch agent takes FlowMods (add, del, del-cookie, bench) only from "
+      "the master SM's LID and the LIDs it was given with --allow-lid (or any, --any-writer)."};
   app.footer(kExitCodes);
   app.require_subcommand(1);
   Options o;
   app.add_option("--ca", o.ca, "CA name (default: libibumad's default CA)");
   app.add_option("--port", o.port, "port number (default: the first active port)");
-  app.add_option("--key", o.key_text, "the switch's authentication key, hex");
+  auto* key_opt = app.add_option("--key", o.key.key_text, "the switch's authentication key, hex");
+  auto* key_file_opt = app.add_option("--key-file", o.key.key_file,
+                                      "read the key from this file (one line, 0x-hex or decimal; "
+                                      "chmod 600, as for ibsdn-switch-agent)");
+  auto* no_key_opt =
+      app.add_flag("--no-key", o.key.no_key, "send key 0 (a switch agent run with --no-key)");
+  key_opt->excludes(key_file_opt, no_key_opt);
+  key_file_opt->excludes(no_key_opt);
   app.add_option("--lid", o.lid_text, "the switch's LID (decimal or 0x-hex)")->required();
   app.add_option("--timeout", o.timeout_ms, "per-attempt timeout in ms")
       ->check(CLI::Range(1, 60000))
@@ -264,11 +272,8 @@ int main(int argc, char** argv) {
   std::uint64_t key = 0;
   try {
     lid = cli::parse_lid(o.lid_text);
-    if (!raw->parsed()) {
-      if (o.key_text.empty()) throw std::invalid_argument("--key is required");
-      key = cli::parse_hex_u64(o.key_text, "--key");
-    }
-  } catch (const std::invalid_argument& e) {
+    if (!raw->parsed()) key = cli::resolve_key(o.key);  // raw sends its own key bytes
+  } catch (const std::exception& e) {                   // std::invalid_argument, mad::KeyFileError
     std::fprintf(stderr, "ibsdn-madtool: %s\n", e.what());
     return kExitUsage;
   }

@@ -1,21 +1,27 @@
 // ibsdn-switch-agent: emulates the flow table of an SDN-capable switch. Attached to a switch's
 // port 0 through libibumad (under ibsim: LD_PRELOAD=libumad2sim.so, SIM_HOST=<switch>), it
 // answers the SDN MAD class 0x09 (seed 002 III.D) for the controller. Starts with an empty table.
+// Every MAD must carry the key; FlowMods are taken only from the subnet's master SM (read from
+// the switch's PortInfo) and the LIDs named by --allow-lid.
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "mad/agent/cli_common.hpp"
 #include "mad/agent/node_info.hpp"
 #include "mad/raw_header.hpp"
 #include "mad/responder_loop.hpp"
 #include "mad/umad_transport.hpp"
+#include "mad/writer_check.hpp"
 
 namespace {
 
@@ -32,10 +38,23 @@ constexpr const char* kExitCodes =
     "Exit codes:\n"
     "  0  stopped by SIGTERM or SIGINT\n"
     "  1  internal error\n"
-    "  2  bad command line\n"
+    "  2  bad command line or key file\n"
     "  3  libibumad: cannot open / register the port, or the port stopped working\n"
     "  4  the number of ports is unknown (NodeInfo query failed and no --num-ports)\n"
     "  5  cannot open the --log file\n";
+
+// A PortInfo SMP to the switch's own SMA: answered at once, or the SMA is not there.
+constexpr std::chrono::milliseconds kPortInfoTimeout{250};
+
+constexpr const char* kAuthentication =
+    "Authentication:\n"
+    "  Every MAD must carry the key: --key-file PATH (--key HEX for tests; --no-key runs without\n"
+    "  one). FlowMods (writes) are taken only from the subnet's master SM, whose LID the agent\n"
+    "  reads from its own PortInfo:MasterSMLID (again after 10 s, and at most once a second when\n"
+    "  another LID writes, to follow a fail-over), and from the LIDs named by --allow-lid;\n"
+    "  --any-writer takes them from every LID. Other writers get status 0x0600 (not authorized),\n"
+    "  are counted, and logged once per LID per minute. Reads (FlowStats, TableInfo, Barrier)\n"
+    "  need only the key.\n\n";
 
 std::atomic<bool> g_stop{false};
 
@@ -69,10 +88,12 @@ int main(int argc, char** argv) {
       "ibsdn-switch-agent: the flow table of an SDN-capable switch, managed through MAD class "
       "0x09.\nUnder ibsim run it with LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/"
       "libumad2sim.so and SIM_HOST=<switch name>."};
-  app.footer(kExitCodes);
+  app.footer(std::string(kAuthentication) + kExitCodes);
   std::string ca;
   int port = 0;
-  std::string key_text;
+  mad::cli::KeySource key_source;
+  std::vector<std::string> allow_lid_texts;
+  bool any_writer = false;
   std::uint32_t capacity = 4096;
   std::string level_text = "slid-dlid-sl-qp";
   int num_ports = 0;
@@ -81,7 +102,22 @@ int main(int argc, char** argv) {
   std::string sm_port = "auto";
   app.add_option("--ca", ca, "CA name (default: libibumad's default CA)");
   app.add_option("--port", port, "port number (default: the first active port)");
-  app.add_option("--key", key_text, "authentication key, hex (64 bits)")->required();
+  auto* key_opt = app.add_option("--key", key_source.key_text,
+                                 "authentication key, hex (64 bits); for tests: it shows in ps");
+  auto* key_file_opt =
+      app.add_option("--key-file", key_source.key_file,
+                     "read the key from this file: one line, 0x-hex or decimal; a regular file "
+                     "of this user or root with no access for group and others (chmod 600)");
+  auto* no_key_opt =
+      app.add_flag("--no-key", key_source.no_key, "run without authentication (key 0)");
+  key_opt->excludes(key_file_opt, no_key_opt);
+  key_file_opt->excludes(no_key_opt);
+  auto* allow_opt = app.add_option("--allow-lid", allow_lid_texts,
+                                   "a LID that may send FlowMods besides the master SM "
+                                   "(decimal or 0x-hex; repeat for more)");
+  auto* any_opt = app.add_flag("--any-writer", any_writer,
+                               "accept FlowMods from every LID that knows the key (tests, tools)");
+  allow_opt->excludes(any_opt);
   app.add_option("--capacity", capacity, "flow table capacity in entries")
       ->check(CLI::Range(1u, 1u << 24))
       ->capture_default_str();
@@ -109,9 +145,14 @@ int main(int argc, char** argv) {
   }
 
   mad::ResponderConfig cfg;
+  mad::WriterPolicy writers;
+  writers.any_writer = any_writer;
   try {
-    cfg.key = mad::cli::parse_hex_u64(key_text, "--key");
-  } catch (const std::invalid_argument& e) {
+    cfg.key = mad::cli::resolve_key(key_source);
+    for (const std::string& text : allow_lid_texts) {
+      writers.allowed.push_back(mad::cli::parse_lid(text));
+    }
+  } catch (const std::exception& e) {  // std::invalid_argument, mad::KeyFileError
     std::fprintf(stderr, "ibsdn-switch-agent: %s\n", e.what());
     return kExitUsage;
   }
@@ -166,27 +207,57 @@ int main(int argc, char** argv) {
 
     // Under ibsim the requester's umad2sim delivers only the first bytes of each reply.
     cfg.reply_bytes = transport->intact_bytes();
+    cfg.writers = std::make_shared<mad::WriterCheck>(writers, [&]() -> std::optional<ibsdn::Lid> {
+      try {
+        return transport->query_master_sm_lid(kPortInfoTimeout);
+      } catch (const mad::TransportError& e) {
+        log.line(std::string("error: cannot read PortInfo:MasterSMLID: ") + e.what());
+        return std::nullopt;
+      }
+    });
+    const std::shared_ptr<mad::WriterCheck> writer_check = cfg.writers;
     mad::SwitchResponder responder(cfg);
-    log.line("ibsdn-switch-agent: attached to " + transport->ca_name() + " port " +
-             std::to_string(transport->port_num()) + ", LID " +
-             hex16(transport->local_lid().value()) +
-             (transport->claimed_sm_port() ? " (as the port's SM client)" : "") +
-             "; table capacity " + std::to_string(capacity) + ", level " + level_text + ", " +
-             std::to_string(num_ports) + " ports");
-
+    log.line(
+        "ibsdn-switch-agent: attached to " + transport->ca_name() + " port " +
+        std::to_string(transport->port_num()) + ", LID " + hex16(transport->local_lid().value()) +
+        (transport->claimed_sm_port() ? " (as the port's SM client)" : "") + "; table capacity " +
+        std::to_string(capacity) + ", level " + level_text + ", " + std::to_string(num_ports) +
+        " ports; wire format revision " + std::to_string(mad::kWireFormatRevision));
+    if (key_source.no_key) {
+      log.line("warning: no authentication key (--no-key): any sender may read this table");
+    }
+    if (any_writer) {
+      log.line("writers: any LID that knows the key (--any-writer)");
+    } else {
+      const auto master = writer_check->refresh(mad::WriterCheck::Clock::now());
+      std::string text = "writers: the master SM (";
+      if (!master) {
+        text += "PortInfo:MasterSMLID unreadable for now";
+      } else if (master->value() == 0) {
+        text += "none yet, PortInfo:MasterSMLID 0";
+      } else {
+        text += "LID " + hex16(master->value()) + " by PortInfo:MasterSMLID";
+      }
+      text += ")";
+      for (ibsdn::Lid lid : writers.allowed) text += ", LID " + hex16(lid.value());
+      log.line(text);
+    }
     mad::ServeHooks hooks;
     hooks.on_mad = [&](const mad::ReceivedMad& in, const mad::Handled& h) {
       const bool trouble = !h.reply || h.status != mad::Status::kOk;
-      if (!verbose && !trouble) return;
+      if (!verbose && (!trouble || h.rate_limited)) return;
       std::string text = "from " + hex16(in.from.value()) + " " + mad::method_name(h.method) + " " +
                          mad::attribute_name(h.attr_id) + " status " +
                          std::string(mad::to_string(h.status));
-      if (h.attr_id == static_cast<std::uint16_t>(mad::AttributeId::kFlowMod) && h.reply) {
+      if (h.attr_id == static_cast<std::uint16_t>(mad::AttributeId::kFlowMod) && h.reply &&
+          h.status == mad::Status::kOk) {
         text += " affected " + std::to_string(h.affected);
       }
       if (!h.detail.empty()) text += ": " + h.detail;
       if (!h.reply) text += " (no reply)";
-      log.line(trouble && !verbose ? "error: " + text : text);
+      // A refused writer is the sender's business, not a fault of the agent.
+      const char* level = h.status == mad::Status::kNotAuthorized ? "warning: " : "error: ";
+      log.line(trouble && !verbose ? level + text : text);
     };
     hooks.on_error = [&](const std::string& what) { log.line("error: " + what); };
 
@@ -197,7 +268,8 @@ int main(int argc, char** argv) {
       return kExitAttach;
     }
     log.line("ibsdn-switch-agent: stopping on signal; " + std::to_string(responder.table().size()) +
-             " entries were installed");
+             " entries were installed; " + std::to_string(writer_check->refused()) +
+             " FlowMods refused from senders that may not write");
     return kExitStopped;
   } catch (const std::exception& e) {
     log.line(std::string("error: internal: ") + e.what());

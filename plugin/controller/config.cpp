@@ -273,20 +273,10 @@ Config parse_config(std::string_view text, std::string_view source_name) {
   if (docs.empty() || docs[0].IsNull()) {
     c.warnings.emplace_back(std::string(source_name) + ": empty, every setting has its default");
   } else {
-    static const std::vector<std::string_view> kKeys = {"notice_socket",
-                                                        "socket_group",
-                                                        "state_dir",
-                                                        "switch_key",
-                                                        "table_capacity",
-                                                        "flow_definition_level",
-                                                        "algorithms",
-                                                        "mad",
-                                                        "job_start_timeout_ms",
-                                                        "audit_interval_ms",
-                                                        "slurm_user",
-                                                        "notice",
-                                                        "host_map",
-                                                        "log_level"};
+    static const std::vector<std::string_view> kKeys = {
+        "notice_socket",         "socket_group", "state_dir", "switch_key", "table_capacity",
+        "flow_definition_level", "algorithms",   "mad",       "limits",     "job_start_timeout_ms",
+        "audit_interval_ms",     "slurm_user",   "notice",    "host_map",   "log_level"};
     r.for_each_key(docs[0], kTopLevel, kKeys, [&](const std::string& key, const YAML::Node& v) {
       if (key == "notice_socket") {
         c.notice_socket = r.absolute_path(v, key);
@@ -334,6 +324,15 @@ Config parse_config(std::string_view text, std::string_view source_name) {
                     static_cast<std::uint32_t>(r.integer(m, "mad.window", 1, kMaxMadWindow));
               }
             });
+      } else if (key == "limits") {
+        r.for_each_key(v, "limits", {"max_rank_flows", "max_flows_per_job", "max_flows_total"},
+                       [&](const std::string& k, const YAML::Node& m) {
+                         const auto n =
+                             static_cast<std::uint64_t>(r.integer(m, "limits." + k, 1, kMaxLimit));
+                         if (k == "max_rank_flows") c.limits.max_rank_flows = n;
+                         if (k == "max_flows_per_job") c.limits.max_flows_per_job = n;
+                         if (k == "max_flows_total") c.limits.max_flows_total = n;
+                       });
       } else if (key == "job_start_timeout_ms") {
         c.job_start_timeout_ms =
             static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxJobStartTimeoutMs));

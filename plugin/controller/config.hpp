@@ -63,6 +63,20 @@ struct NoticeSocketSettings {
 
 inline constexpr std::uint32_t kMaxNoticeConnections = 4096;
 inline constexpr std::uint32_t kMaxNoticeIdleTimeoutMs = 86'400'000;
+
+/// Bounds on the work one notice may cause inside opensm, known before anything is built.
+struct Limits {
+  /// Rank-to-rank flows a pattern may generate (16 bytes each while the job's traffic is built).
+  /// A pattern over this with no host-level form (all-to-all has one) is refused.
+  std::uint64_t max_rank_flows = std::uint64_t{1} << 22;
+  /// Host-pair flows routed per job: beyond it the job's heaviest flows are routed, the rest
+  /// take the default routes (the reply says how many).
+  std::uint64_t max_flows_per_job = 65'536;
+  /// Host-pair flows routed over all active jobs together.
+  std::uint64_t max_flows_total = 1'048'576;
+};
+inline constexpr std::uint64_t kMaxLimit = std::uint64_t{1} << 32;
+
 inline constexpr std::size_t kMaxTableCapacity = 1'000'000;
 inline constexpr std::uint32_t kMaxMadTimeoutMs = 60'000;
 inline constexpr std::uint32_t kMaxMadRetries = 100;
@@ -87,6 +101,7 @@ struct Config {
   FlowDefinitionLevel flow_definition_level = FlowDefinitionLevel::kSlidDlid;
   AlgorithmChoice algorithms;
   MadSettings mad;
+  Limits limits;
   /// How long a job_start may take (routing + installation) before the controller answers with
   /// an error and Slurm's prolog fails. 1..600000.
   std::uint32_t job_start_timeout_ms = 5000;

@@ -1,60 +1,67 @@
 // The SDN controller's job logic (seed 002 III.E): job notices in, flow entries on the switches
 // out, state that survives restarts.
 //
-// job_start: hosts -> HCAs, traffic -> flows, routing on top of every active job's load, the
-// compiler's entries within each switch's capacity, installed make-before-break with barriers,
-// recorded in the state store first. A switch that fails (no answer, table full) is excluded and
-// the job recompiled without it, so its flows take default routes there instead of half-installed
-// paths; the reply says so ("degraded"). job_end removes the job's entries by cookie. Phases and
-// hints re-route the job and install only the difference.
+// job_start: hosts -> HCAs, traffic -> flows (bounded before anything is built), routing on top
+// of every active job's load, the compiler's entries within each switch's capacity, recorded in
+// the state store, then installed make-before-break with barriers. A switch that fails (no
+// answer, table full) is excluded and the job recompiled without it, so its flows take default
+// routes there instead of half-installed paths; the reply says so ("degraded"). job_end removes
+// the job's entries by cookie. Phases and hints re-route the job and install only the difference.
+//
+// Jobs that overlap (Slurm's shared nodes, job steps, heterogeneous jobs) never fight over an
+// entry (docs/routing.md, "Overlapping jobs"): the jobs are ordered by their start; a host pair
+// that an earlier job carries is routed on that job's path (the later job adds its load, no
+// entries); a job's destination-wide entry is used only where it diverts no other job's traffic
+// and no other job holds the same one, otherwise per-pair entries; so the controller never
+// intends two entries with the same match and priority on one switch, and a job's entries never
+// move another job's traffic. When a job's entries go or change, the later jobs whose traffic
+// moved are re-routed.
+//
+// Every placement is a transaction: routed, compiled and traced first; then the intent is
+// stored and the switches changed; a failure at any step leaves the jobs, the store and the
+// switches as they were before the notice.
 //
 // Every SUBNET UP re-validates the jobs on the new fabric (re-routing those whose paths changed
 // or broke) and audits every switch, repairing what differs; the first one also reloads the jobs
 // from the store (an opensm restart). A periodic TableInfo round finds switches whose entry
-// count is not the intended one (an agent restarted empty) and repairs them.
+// count or table generation is not the one the controller left (an agent restarted empty, an
+// entry rewritten in place) and repairs them.
 //
 // Not thread-safe: the controller thread calls everything. MAD exchanges block that thread (for
-// at most the configured timeouts), never OpenSM's.
+// at most the configured timeouts), never OpenSM's. What queries need is published after every
+// change as an immutable ControllerView, which other threads read (controller_view.hpp).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mad/mad_client.hpp"
 #include "plugin/controller/config.hpp"
+#include "plugin/controller/controller_view.hpp"
 #include "plugin/controller/host_map.hpp"
 #include "plugin/controller/job_flows.hpp"
 #include "plugin/controller/state_store.hpp"
 #include "plugin/controller/subnet.hpp"
 #include "plugin/notice/notice.hpp"
+#include "routing/deadline.hpp"
+#include "routing/flow_compiler.hpp"
 #include "routing/network_state.hpp"
 
 namespace ibsdn::plugin {
 
 /// The uid of a local user (getpwnam_r); nullopt when there is none.
 std::optional<std::uint32_t> uid_of_user(const std::string& user);
-
-/// Who sent a notice (SO_PEERCRED).
-struct Caller {
-  std::uint32_t uid = 0;
-  std::uint32_t gid = 0;
-  std::int32_t pid = 0;
-};
-
-/// A SUBNET UP: the fabric and the LFTs now on the switches.
-struct FabricSnapshot {
-  Subnet subnet;
-  LftSet lfts;
-  std::string engine;
-};
 
 class JobController {
  public:
@@ -74,10 +81,22 @@ class JobController {
   /// The periodic TableInfo check and repair (config.audit_interval_ms).
   void periodic_check();
 
+  /// The state queries read, as of the last completed change. Any thread.
+  [[nodiscard]] std::shared_ptr<const ControllerView> view() const;
+  /// Makes every running and later routing step stop at its next deadline check (shutdown).
+  void cancel() { cancel_.store(true); }
+
   [[nodiscard]] bool has_fabric() const { return fabric_ != nullptr; }
   [[nodiscard]] std::size_t active_jobs() const { return jobs_.size(); }
 
  private:
+  /// Why a flow is not on the path its job's algorithm chose.
+  enum class OffPath : std::uint8_t {
+    kNone,
+    kShared,     // an earlier job carries the same host pair: it follows that job's path
+    kFlowLimit,  // beyond max_flows_per_job / max_flows_total: default route
+    kNoEntry,    // no room in a table, another job's entry, or a failed switch
+  };
   struct Job {
     JobStartRequest request;  // phases and elephants grow with phase / hint notices
     std::optional<std::uint32_t> owner_uid;
@@ -86,19 +105,38 @@ class JobController {
     std::int64_t started_unix_ms = 0;
     std::vector<NodeIdx> nodes;
     std::vector<Flow> flows;
-    std::vector<Path> effective;  // per flow, traced through the LFTs and all entries
+    std::vector<Path> effective;     // per flow, traced through the LFTs and all entries
+    std::vector<OffPath> off_path;   // per flow
+    std::vector<JobId> shared_with;  // per flow: the job whose path it follows (kShared)
     /// Signature of each effective path (node GUID, output port per hop): comparable across
-    /// fabrics, to notice a SUBNET UP that moved the job's traffic.
+    /// fabrics, to notice a change that moved the job's traffic.
     std::vector<std::vector<std::pair<std::uint64_t, std::uint8_t>>> signature;
     std::map<Guid, std::vector<FlowEntry>> entries;  // intended, by switch
     bool routed = false;  // false: its hosts are gone from the fabric; it holds no load
     JobReady ready;
+    std::size_t rank_flows = 0;
+    /// Bumped by every change queries can see, so that publish() reuses unchanged job views.
+    std::uint64_t version = 0;
   };
+  /// The order jobs own host pairs in: the earlier start first, then the smaller id.
+  using OrderKey = std::pair<std::int64_t, std::uint64_t>;
+  static OrderKey order_of(JobId id, const Job& j) { return {j.started_unix_ms, id.value()}; }
+
   struct Switch {
     NodeIdx node;
     Guid guid;
     Lid lid;
     std::string name;
+  };
+  /// A job's routes before anything is applied.
+  struct Plan {
+    std::vector<Flow> flows;
+    std::vector<Path> effective;
+    std::vector<OffPath> off_path;
+    std::vector<JobId> shared_with;
+    std::map<Guid, std::vector<FlowEntry>> entries;
+    JobReady ready;
+    std::size_t rank_flows = 0;
   };
 
   // Notices.
@@ -106,18 +144,20 @@ class JobController {
   nlohmann::json job_end(const JobEndRequest& r);
   nlohmann::json phase(const PhaseRequest& r);
   nlohmann::json hint(const HintRequest& r);
-  nlohmann::json jobs() const;
-  nlohmann::json flows(const FlowsQuery& q);
-  nlohmann::json links(const LinksQuery& q) const;
-  nlohmann::json route(const RouteQuery& q) const;
+  nlohmann::json flows_from_switches(const FlowsQuery& q);
   nlohmann::json audit(const AuditQuery& q);
-  nlohmann::json stats() const;
   void authorize(const Request& r, const Caller& c) const;
+  nlohmann::json ready_answer(const Job& j) const;
 
-  // Placement.
+  // Placement (job_placement.cpp).
   /// Routes, compiles and installs `j`'s traffic (its phase's or its own), replacing what it
-  /// had; fills j.ready. Throws NoticeFailure; the job's previous placement is then kept.
-  void place(JobId id, Job& j, std::chrono::steady_clock::time_point started);
+  /// had; fills j.ready. Throws NoticeFailure; the job, the store and the switches are then as
+  /// they were.
+  void place(JobId id, Job& j, Deadline deadline);
+  /// Route, compile and trace, changing nothing. `excluded` switches get no entries; with
+  /// `no_entries` the whole job takes default routes.
+  Plan plan(JobId id, const Job& j, const std::set<Guid>& excluded, bool no_entries,
+            const Deadline& deadline);
   const Traffic& current_traffic(const Job& j) const;
   /// The active job `id`; throws NoticeFailure(kUnknownJob).
   Job& active_job(JobId id);
@@ -127,7 +167,13 @@ class JobController {
   /// Removes the job's entries from the switches and its load: its traffic takes the default
   /// routes. The job stays active (degraded) until job_end.
   void withdraw(JobId id, Job& j);
+  /// Re-traces every routed job ordered after `after` (all jobs: nullopt) and re-routes those
+  /// whose traffic no longer takes its recorded paths. With `accept_unknown`, a job without
+  /// recorded paths (reloaded from the store) takes what it finds when that is deliverable.
+  void reconcile(std::optional<OrderKey> after, bool accept_unknown);
   std::string choose_algorithm() const;
+  /// Jobs by OrderKey.
+  std::vector<std::pair<JobId, Job*>> ordered_jobs();
   /// Entries of every job but `except` at each switch, by node.
   std::vector<std::uint32_t> usage(std::optional<JobId> except) const;
   /// All intended entries by switch node (`replace` stands in for one job's).
@@ -135,21 +181,27 @@ class JobController {
       std::optional<std::pair<JobId, const std::map<Guid, std::vector<FlowEntry>>*>> replace =
           std::nullopt) const;
   std::vector<FlowEntry> intended(Guid sw) const;
+  Deadline deadline_from(std::chrono::steady_clock::time_point start) const;
+
+  // Persistence (job_persistence.cpp).
   void persist(JobId id, const Job& j);
   void unpersist(JobId id);
   void reload_from_store();
-  void revalidate(bool first);
 
-  // Switches.
+  // Switches (job_audit.cpp).
   std::optional<Switch> switch_of(Guid g) const;
   std::vector<Switch> all_switches() const;
-  Switch resolve_switch(const SwitchRef& ref) const;
   struct AuditOutcome {
     std::vector<AuditFinding> findings;
     std::size_t checked = 0;
     std::size_t repaired = 0;  // FlowMods sent to repair
   };
   AuditOutcome audit_switches(const std::vector<Switch>& switches, bool repair);
+  /// Records the generations a sync left on the switches.
+  void note_generations(const std::map<Guid, std::uint64_t>& generations);
+
+  /// Publishes the current state for queries.
+  void publish();
 
   void log(LogLevel level, const std::string& message) const {
     if (log_) log_(level, message);
@@ -157,17 +209,44 @@ class JobController {
 
   Config config_;
   std::optional<HostMap> hosts_;
+  std::shared_ptr<const HostMap> host_view_;  // the same map, for the views
   StateStore* store_;
   mad::MadClient client_;
   Log log_;
   std::optional<std::uint32_t> slurm_uid_;
+  std::atomic<bool> cancel_{false};
 
-  std::unique_ptr<FabricSnapshot> fabric_;
+  std::shared_ptr<const FabricSnapshot> fabric_;
   std::unique_ptr<NetworkState> net_;
   std::map<JobId, Job> jobs_;
   bool reloaded_ = false;
-  std::set<Guid> unreachable_;  // switches the last check could not reach
+  /// What the controller knows of each switch's SDN agent. A switch that never answered the SDN
+  /// class is "not SDN-capable" (every real fabric has such switches): it is probed again only
+  /// after an exponential back-off or when its ports change, and no job relies on entries there.
+  /// A switch that answered before and stops is "unreachable": checked at every round.
+  struct SwitchHealth {
+    enum class State : std::uint8_t { kUnknown, kCapable, kUnreachable, kIncapable };
+    State state = State::kUnknown;
+    unsigned failures = 0;
+    std::chrono::steady_clock::time_point next_probe{};
+    std::string ports;  // the switch's cabling at the last SUBNET UP, to notice a change
+  };
+  std::map<Guid, SwitchHealth> health_;
+  /// The switches worth a MAD now: all but the not-SDN-capable ones whose back-off runs.
+  std::vector<Switch> due_switches() const;
+  /// Records that `sw` answered (true) or not; logs only on a change of state.
+  void note_answer(const Switch& sw, bool answered, const std::string& why);
+  /// Switches no job may rely on: not SDN-capable.
+  std::set<Guid> incapable_switches() const;
+  /// Resets the back-off of switches whose cabling changed in the new snapshot.
+  void note_cabling();
+  /// Each switch's table generation as the controller last left or read it.
+  std::map<Guid, std::uint64_t> generation_;
   std::map<std::string, std::uint64_t> counters_;
+
+  mutable std::mutex view_mu_;
+  std::shared_ptr<const ControllerView> view_;
+  std::map<JobId, std::pair<std::uint64_t, std::shared_ptr<const JobView>>> job_views_;
 };
 
 }  // namespace ibsdn::plugin

@@ -72,9 +72,54 @@ std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
   return out;
 }
 
+std::uint64_t rank_flow_bound(const Traffic& traffic, std::uint32_t ranks) {
+  const std::uint64_t r = ranks;
+  const std::uint64_t all_pairs = r * (r > 0 ? r - 1 : 0);
+  const auto* spec = std::get_if<PatternSpec>(&traffic);
+  if (spec == nullptr) return std::get<std::vector<RankFlow>>(traffic).size();
+  const std::string& n = spec->name;
+  // Partners per rank of the sparse patterns (pattern.hpp describes each); anything else, and
+  // the dense ones, may reach every ordered pair.
+  std::uint64_t partners = 0;
+  if (n == "random-perm" || n == "shift") partners = 1;
+  if (n == "ring") partners = 2;
+  if (n == "2dnn" || n == "random4") partners = 4;
+  if (n == "3dnn" || n == "stencil3d") partners = 6;
+  if (n == "random8" || n == "stencil4d") partners = 8;
+  if (n == "umesh" || n == "spread") partners = 2 * std::uint64_t{spec->max_partners};
+  return partners == 0 ? all_pairs : std::min(all_pairs, partners * r);
+}
+
+namespace {
+
+/// All-to-all at host level: every ordered pair of distinct nodes carries ranks_per_node^2 rank
+/// flows, whatever the mapping (each node holds ranks_per_node ranks).
+std::vector<Flow> all_to_all_host_pairs(std::span<const NodeIdx> nodes, std::uint32_t per_node,
+                                        std::uint64_t bytes) {
+  std::vector<Flow> out;
+  out.reserve(nodes.size() * (nodes.size() > 0 ? nodes.size() - 1 : 0));
+  const std::uint64_t m = std::uint64_t{per_node} * per_node;
+  for (const NodeIdx s : nodes) {
+    for (const NodeIdx d : nodes) {
+      if (s == d) continue;
+      Flow fl;
+      fl.src = s;
+      fl.dst = d;
+      fl.bytes = m * bytes;
+      fl.multiplicity = static_cast<std::uint32_t>(std::min<std::uint64_t>(m, UINT32_MAX));
+      out.push_back(fl);
+    }
+  }
+  set_weights(out);
+  return out;
+}
+
+}  // namespace
+
 JobTraffic build_job_traffic(const Fabric& f, std::span<const NodeIdx> nodes,
                              const Traffic& traffic, std::optional<std::uint32_t> ranks_per_node,
-                             Mapping mapping, std::span<const RankPair> elephants, JobId job) {
+                             Mapping mapping, std::span<const RankPair> elephants, JobId job,
+                             std::uint64_t max_rank_flows) {
   JobTraffic out;
   try {
     out.ranks_per_node = ranks_per_node ? *ranks_per_node : default_ranks_per_node(f, nodes);
@@ -83,8 +128,25 @@ JobTraffic build_job_traffic(const Fabric& f, std::span<const NodeIdx> nodes,
                         "/ranks_per_node");
   }
   out.ranks = static_cast<std::uint32_t>(nodes.size()) * out.ranks_per_node;
+  const std::uint64_t bound = rank_flow_bound(traffic, out.ranks);
+  const auto* pattern = std::get_if<PatternSpec>(&traffic);
+  bool host_level = false;
+  if (bound > max_rank_flows) {
+    host_level = pattern != nullptr && pattern->name == "all-to-all";
+    if (!host_level) {
+      throw NoticeFailure(ErrorCode::kTooLarge,
+                          "the job's traffic may have " + std::to_string(bound) +
+                              " rank flows on " + std::to_string(out.ranks) + " ranks, over " +
+                              "limits.max_rank_flows (" + std::to_string(max_rank_flows) +
+                              "); the job runs on the default routes",
+                          pattern != nullptr ? "/pattern" : "/matrix");
+    }
+  }
   std::vector<RankFlow> rank_flows;
-  if (const auto* spec = std::get_if<PatternSpec>(&traffic)) {
+  if (host_level) {
+    out.rank_flows = bound;
+    out.flows = all_to_all_host_pairs(nodes, out.ranks_per_node, pattern->bytes);
+  } else if (const auto* spec = pattern) {
     try {
       rank_flows = generate_pattern(*spec, out.ranks, job.value());
     } catch (const std::invalid_argument& e) {
@@ -106,10 +168,12 @@ JobTraffic build_job_traffic(const Fabric& f, std::span<const NodeIdx> nodes,
       }
     }
   }
-  out.rank_flows = rank_flows.size();
   const std::vector<NodeIdx> rank_to_node =
       map_ranks(nodes, out.ranks_per_node, mapping, out.ranks);
-  out.flows = to_fabric_flows(rank_flows, rank_to_node);
+  if (!host_level) {
+    out.rank_flows = rank_flows.size();
+    out.flows = to_fabric_flows(rank_flows, rank_to_node);
+  }
   if (!elephants.empty()) {
     std::set<std::pair<NodeIdx, NodeIdx>> hinted;
     for (std::size_t i = 0; i < elephants.size(); ++i) {

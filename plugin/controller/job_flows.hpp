@@ -37,10 +37,14 @@ class NoticeFailure : public std::runtime_error {
 std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
                                    std::span<const std::string> hosts);
 
+/// An upper bound on the rank-to-rank flows `traffic` has on `ranks` ranks, known without
+/// generating them (a matrix: its entries; a pattern: partners per rank times ranks).
+std::uint64_t rank_flow_bound(const Traffic& traffic, std::uint32_t ranks);
+
 struct JobTraffic {
   std::uint32_t ranks = 0;
   std::uint32_t ranks_per_node = 0;
-  std::size_t rank_flows = 0;
+  std::uint64_t rank_flows = 0;
   std::vector<Flow> flows;  // fabric flows; elephant marks the hinted node pairs
 };
 
@@ -48,9 +52,13 @@ struct JobTraffic {
 /// Patterns are generated with the job id as seed, so the same job gives the same flows after a
 /// restart. With hints, only the hinted pairs' flows are elephants; without, every flow is.
 /// Throws NoticeFailure(kInvalid) naming the field: a matrix or hint rank beyond the job's
-/// ranks, a pattern that does not fit the rank count.
+/// ranks, a pattern that does not fit the rank count. A pattern whose rank_flow_bound() exceeds
+/// `max_rank_flows` is aggregated to host pairs directly when it has a host-level form (every
+/// node runs the same number of ranks, so all-to-all's host pairs are all ordered node pairs with
+/// ranks_per_node^2 rank flows each); otherwise NoticeFailure(kTooLarge).
 JobTraffic build_job_traffic(const Fabric& f, std::span<const NodeIdx> nodes,
                              const Traffic& traffic, std::optional<std::uint32_t> ranks_per_node,
-                             Mapping mapping, std::span<const RankPair> elephants, JobId job);
+                             Mapping mapping, std::span<const RankPair> elephants, JobId job,
+                             std::uint64_t max_rank_flows = ~std::uint64_t{0});
 
 }  // namespace ibsdn::plugin

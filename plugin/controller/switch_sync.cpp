@@ -73,7 +73,11 @@ void run_steps(mad::MadClient& client, std::uint64_t key, std::span<const Switch
   const auto acks = client.barriers(lids, key);
   out.barriers += lids.size();
   for (std::size_t i = 0; i < acks.size(); ++i) {
-    if (!acks[i]) out.failed.emplace(guids[i], acks[i].error().message);
+    if (!acks[i]) {
+      out.failed.emplace(guids[i], acks[i].error().message);
+    } else {
+      out.generation[guids[i]] = acks[i].value().generation;
+    }
   }
 }
 
@@ -109,9 +113,8 @@ SyncResult apply_changes(mad::MadClient& client, std::uint64_t key,
   return out;
 }
 
-std::map<Guid, std::string> delete_cookie(mad::MadClient& client, std::uint64_t key,
-                                          std::span<const SwitchChange> switches,
-                                          std::uint64_t cookie) {
+SyncResult delete_cookie(mad::MadClient& client, std::uint64_t key,
+                         std::span<const SwitchChange> switches, std::uint64_t cookie) {
   std::vector<Step> steps;
   for (std::size_t i = 0; i < switches.size(); ++i) {
     mad::FlowMod m;
@@ -122,7 +125,7 @@ std::map<Guid, std::string> delete_cookie(mad::MadClient& client, std::uint64_t 
   }
   SyncResult r;
   run_steps(client, key, switches, steps, r);
-  return r.failed;
+  return r;
 }
 
 TableComparison compare_tables(std::span<const FlowEntry> actual,

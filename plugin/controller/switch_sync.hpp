@@ -42,6 +42,9 @@ struct SyncResult {
   std::map<Guid, std::string> failed;
   /// Of those, switches that refused an ADD because their table is full.
   std::map<Guid, bool> full;
+  /// Of the others, each switch's table generation after its last Barrier: the controller's
+  /// mark of "this is the table we wrote", which the periodic check compares with TableInfo.
+  std::map<Guid, std::uint64_t> generation;
 };
 
 /// Applies every change: all switches' additions pipelined, a Barrier to each switch touched,
@@ -50,10 +53,9 @@ SyncResult apply_changes(mad::MadClient& client, std::uint64_t key,
                          std::span<const SwitchChange> changes);
 
 /// Deletes every entry with `cookie` from each switch (one non-strict DELETE with a full cookie
-/// mask), then a Barrier; the switches that failed, with the reason.
-std::map<Guid, std::string> delete_cookie(mad::MadClient& client, std::uint64_t key,
-                                          std::span<const SwitchChange> switches,
-                                          std::uint64_t cookie);
+/// mask), then a Barrier (SyncResult::failed: the switches that failed, with the reason).
+SyncResult delete_cookie(mad::MadClient& client, std::uint64_t key,
+                         std::span<const SwitchChange> switches, std::uint64_t cookie);
 
 /// What an audit finds on one switch.
 struct TableComparison {

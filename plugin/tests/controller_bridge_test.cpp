@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -16,6 +17,8 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,6 +92,11 @@ class FakeGlue {
     return out;
   }
   void set_ctx(osmsdn_ctx* ctx) { ctx_ = ctx; }
+  /// MADs the controller sent to `lid` so far.
+  std::size_t sent_to(Lid lid) {
+    std::lock_guard lock(mu_);
+    return sent_[lid.value()];
+  }
   [[nodiscard]] const osmsdn_glue_ops& ops() const { return ops_; }
 
   bool wait_for(const std::string& text, std::chrono::milliseconds timeout = 10s) {
@@ -111,6 +119,7 @@ class FakeGlue {
     mad::MadBytes request{};
     std::memcpy(request.data(), bytes, request.size());
     std::lock_guard lock(mu_);
+    ++sent_[dlid];
     const auto it = agents_.find(dlid);
     if (it == agents_.end()) return OSMSDN_OK;  // silence: the controller's own timeout
     const mad::Handled h = it->second->handle(request);
@@ -128,6 +137,7 @@ class FakeGlue {
   osmsdn_glue_ops ops_{};
   osmsdn_ctx* ctx_ = nullptr;
   std::map<std::uint16_t, std::unique_ptr<mad::SwitchResponder>> agents_;
+  std::map<std::uint16_t, std::size_t> sent_;  // MADs sent, by destination LID
   std::vector<std::thread> threads_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -177,7 +187,7 @@ struct Sandbox {
         << "notice_socket: " << (dir / "notice.sock").string()
         << "\nstate_dir: " << (dir / "state").string() << "\nswitch_key: 0x5eed\n"
         << "mad: {timeout_ms: 40, retries: 1}\n"
-        << "audit_interval_ms: 0\n"
+        << (extra.find("audit_interval_ms") == std::string::npos ? "audit_interval_ms: 0\n" : "")
         << extra;
     options = "config=" + (dir / "ibsdn.yaml").string();
   }
@@ -563,6 +573,200 @@ TEST(ControllerBridge, IgnoresAnswersThatMatchNoRequest) {
   osmsdn_stop(ctx);
   osmsdn_mad_received(ctx, 7, b.data());  // after stop: dropped quietly
   osmsdn_destroy(ctx);
+}
+
+// ---- Overlapping jobs -----------------------------------------------------------------------
+
+namespace overlap {
+
+/// "priority=99, dlid=0xf" of "cookie=0x2e, priority=99, dlid=0xf actions=output:1".
+std::string rule_key(const std::string& text) {
+  const std::size_t p = text.find("priority=");
+  const std::size_t a = text.find(" actions=");
+  return text.substr(p, a - p);
+}
+
+/// No switch is meant to hold two entries with the same match and priority.
+void expect_no_collisions(const std::map<std::uint16_t, std::vector<std::string>>& intended) {
+  for (const auto& [lid, entries] : intended) {
+    std::set<std::string> keys;
+    for (const std::string& e : entries) {
+      EXPECT_TRUE(keys.insert(rule_key(e)).second)
+          << "switch LID " << lid << " is meant to hold two entries for " << rule_key(e);
+    }
+  }
+}
+
+/// The switches hold exactly the intent and an audit finds nothing.
+void expect_installed(const std::string& socket, FakeGlue& glue, const TestFabric& s) {
+  const auto intended = intent(socket);
+  expect_no_collisions(intended);
+  for (const Lid l : s.switch_lids()) {
+    const auto it = intended.find(l.value());
+    std::vector<std::string> want = it == intended.end() ? std::vector<std::string>{} : it->second;
+    std::vector<std::string> have = glue.table(l);
+    std::sort(want.begin(), want.end());
+    std::sort(have.begin(), have.end());
+    EXPECT_EQ(have, want) << "switch LID " << l.value();
+  }
+  const json audit = ask(socket, {{"v", 1}, {"op", "audit"}});
+  EXPECT_TRUE(audit.at("consistent").get<bool>()) << audit.dump();
+}
+
+/// The hops of src -> dst as the controller traces them (output ports and who decides).
+std::string route_of(const std::string& socket, const std::string& src, const std::string& dst) {
+  const json r = ask(socket, {{"v", 1}, {"op", "route"}, {"src", src}, {"dst", dst}});
+  return r.at("hops").dump();
+}
+
+std::vector<std::string> hosts(int first, int count, int stride = 1) {
+  std::vector<std::string> out;
+  for (int i = 0; i < count; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof(name), "n%04d", first + i * stride);
+    out.emplace_back(name);
+  }
+  return out;
+}
+
+}  // namespace overlap
+
+TEST(ControllerBridge, OverlappingJobsShareHostPairsWithoutCollidingEntriesOrMovingEachOther) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box;
+  Running run(glue, box, s);
+  // The review's case: a 16-host permutation, then a ring on four of its hosts.
+  const json a = ask(box.socket(), job_on(46, overlap::hosts(1, 16), "random-perm", "sdn-optimal"));
+  ASSERT_TRUE(a.value("ok", false)) << a.dump();
+  std::map<std::pair<std::string, std::string>, std::string> routes_a;
+  for (const std::string& src : overlap::hosts(1, 16)) {
+    for (const std::string& dst : overlap::hosts(1, 4, 5)) {
+      if (src != dst) routes_a[{src, dst}] = overlap::route_of(box.socket(), src, dst);
+    }
+  }
+  const json b = ask(box.socket(), job_on(47, overlap::hosts(1, 4, 5), "ring", "sdn-optimal"));
+  ASSERT_TRUE(b.value("ok", false)) << b.dump();
+  overlap::expect_installed(box.socket(), glue, s);
+  // Job 47's entries moved none of job 46's traffic.
+  for (const auto& [pair, hops] : routes_a) {
+    const json ra =
+        ask(box.socket(), {{"v", 1}, {"op", "route"}, {"src", pair.first}, {"dst", pair.second}});
+    bool by_47 = false;
+    for (const json& h : ra.at("hops")) by_47 = by_47 || h.value("cookie", 0) == 47;
+    if (!by_47) {
+      EXPECT_EQ(ra.at("hops").dump(), hops) << pair.first << " -> " << pair.second;
+    }
+  }
+  // Every flow of job 47 that job 46 also carries is named, with job 46.
+  for (const json& off : b.at("off_path")) {
+    if (off.at("reason") == "shared") {
+      EXPECT_EQ(off.at("job").get<int>(), 46) << b.dump();
+    }
+  }
+  // The same 16 hosts twice, all-to-all: the second job rides entirely on the first's paths.
+  const json c = ask(box.socket(), job_on(48, overlap::hosts(1, 16), "all-to-all", "sdn-greedy"));
+  const json d = ask(box.socket(), job_on(49, overlap::hosts(1, 16), "all-to-all", "sdn-greedy"));
+  ASSERT_TRUE(c.value("ok", false)) << c.dump();
+  ASSERT_TRUE(d.value("ok", false)) << d.dump();
+  EXPECT_EQ(d.at("off_path_counts").value("shared", 0), 240) << d.dump();
+  EXPECT_EQ(d.at("entries").get<int>(), 0) << d.dump();
+  overlap::expect_installed(box.socket(), glue, s);
+  // The first owner ends: the jobs after it take over its pairs and still agree with the switches.
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 46}}).value("ok", false));
+  overlap::expect_installed(box.socket(), glue, s);
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 48}}).value("ok", false));
+  overlap::expect_installed(box.socket(), glue, s);
+  const json jobs = ask(box.socket(), {{"v", 1}, {"op", "jobs"}});
+  EXPECT_EQ(jobs.at("jobs").size(), 2u) << jobs.dump();
+}
+
+TEST(ControllerBridge, RandomOverlappingJobsKeepTheSwitchesEqualToACollisionFreeIntent) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box;
+  Running run(glue, box, s);
+  std::mt19937_64 rng(8);
+  const std::vector<std::string> patterns = {"ring", "random-perm", "all-to-all", "random4",
+                                             "shift:k=3"};
+  const std::vector<std::string> algorithms = {"sdn-optimal", "sdn-greedy", "dmodk"};
+  std::vector<std::uint64_t> active;
+  for (std::uint64_t step = 1; step <= 24; ++step) {
+    if (active.size() >= 4 || (!active.empty() && rng() % 3 == 0)) {
+      const std::size_t k = rng() % active.size();
+      const json end = ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", active[k]}});
+      ASSERT_TRUE(end.value("ok", false)) << end.dump();
+      active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      std::vector<std::string> all = overlap::hosts(1, 16);
+      std::shuffle(all.begin(), all.end(), rng);
+      all.resize(4 + rng() % 13);
+      const json r = ask(box.socket(), job_on(100 + step, all, patterns[rng() % patterns.size()],
+                                              algorithms[rng() % algorithms.size()]));
+      ASSERT_TRUE(r.value("ok", false)) << r.dump();
+      active.push_back(100 + step);
+    }
+    SCOPED_TRACE("step " + std::to_string(step));
+    overlap::expect_installed(box.socket(), glue, s);
+  }
+}
+
+TEST(ControllerBridge, AHugeAllToAllIsRoutedAtHostLevelWithinTheFlowLimitAndSaysSo) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box("limits: {max_flows_per_job: 100}\n");
+  Running run(glue, box, s);
+  // 16 hosts x 1024 ranks: 268 million rank pairs, 240 host pairs.
+  json req = job_start(50, "all-to-all");
+  req["ranks_per_node"] = 1024;
+  const json r = ask(box.socket(), req);
+  ASSERT_TRUE(r.value("ok", false)) << r.dump();
+  EXPECT_EQ(r.at("flows").get<int>(), 240) << r.dump();
+  EXPECT_TRUE(r.at("degraded").get<bool>()) << r.dump();
+  EXPECT_EQ(r.at("off_path_counts").value("flow_limit", 0), 140) << r.dump();
+  EXPECT_LE(r.at("off_path").size(), 64u);
+  overlap::expect_installed(box.socket(), glue, s);
+  // A sparse pattern over max_rank_flows is refused before anything is built.
+  Sandbox small("limits: {max_rank_flows: 1000}\n");
+  json spread = job_start(51, "spread");
+  spread["ranks_per_node"] = 1024;
+  run.stop();
+  Running again(glue, small, s);
+  const json refused = ask(small.socket(), spread);
+  EXPECT_EQ(refused.at("error").at("code"), "too_large") << refused.dump();
+}
+
+TEST(ControllerBridge, SwitchesWithoutAnAgentAreProbedOnceAndJobsDoNotRelyOnThem) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  // The spines have no agent (as on a fabric of stock switches).
+  std::vector<Lid> spines;
+  for (const NodeIdx sw : s.fabric.switches()) {
+    if (s.fabric.node(sw).name.starts_with("l2")) spines.push_back(s.lids.lid(sw, PortNum(0)));
+  }
+  for (const Lid l : spines) glue.detach_agent(l);
+  Sandbox box("audit_interval_ms: 50\n");
+  Running run(glue, box, s);
+  EXPECT_EQ(glue.count("not SDN-capable"), spines.size()) << glue.log_text();
+  std::map<std::uint16_t, std::size_t> probed;
+  for (const Lid l : spines) probed[l.value()] = glue.sent_to(l);
+  // Many periodic checks later, a job: nothing more was sent to the spines, the job relies on no
+  // entry there, and its flows that need one stay on default routes, saying so.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const json r = ask(box.socket(), job_start(60, "random-perm"));
+  ASSERT_TRUE(r.value("ok", false)) << r.dump();
+  for (const Lid l : spines) {
+    EXPECT_EQ(glue.sent_to(l), probed[l.value()]) << "MADs to spine LID " << l.value();
+  }
+  const auto intended = intent(box.socket());
+  for (const Lid l : spines) EXPECT_FALSE(intended.contains(l.value()));
+  const json stats = ask(box.socket(), {{"v", 1}, {"op", "stats"}});
+  EXPECT_EQ(stats.at("stats").at("switches_not_sdn_capable").get<std::size_t>(), spines.size());
+  EXPECT_EQ(glue.count("not SDN-capable"), spines.size()) << "logged more than once";
 }
 
 }  // namespace

@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "plugin/abi_fabric.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
+#include "routing/patterns/pattern.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {
@@ -117,6 +121,56 @@ TEST(JobFlows, RanksBeyondTheJobAreRefusedNamingTheField) {
   EXPECT_EQ(at, "/elephants/0");
   // Two ranks per node: 8 ranks, the matrix's rank 4 now exists.
   EXPECT_NO_THROW(build_job_traffic(s.f.fabric, nodes, matrix, 2u, Mapping::kCyclic, {}, JobId(1)));
+}
+
+TEST(JobFlows, RankFlowBoundIsAnUpperBoundOfEveryPatternsFlows) {
+  for (const std::string& name : pattern_names()) {
+    if (name == "matrix") continue;  // reads a file; notices carry matrices inline
+    for (const std::uint32_t ranks : {2u, 3u, 7u, 16u, 64u, 129u}) {
+      PatternSpec spec = PatternSpec::parse(name);
+      if (name == "stencil3d" || name == "stencil4d" || name == "many-to-many") {
+        spec.dims.clear();  // the default grid fits any rank count
+      }
+      std::vector<RankFlow> flows;
+      try {
+        flows = generate_pattern(spec, ranks, 7);
+      } catch (const std::invalid_argument&) {
+        continue;  // the pattern does not fit this rank count
+      }
+      EXPECT_LE(flows.size(), rank_flow_bound(Traffic{spec}, ranks))
+          << name << " on " << ranks << " ranks";
+    }
+  }
+  const std::vector<RankFlow> matrix = {{0, 1, 10}, {1, 0, 5}, {2, 1, 1}};
+  EXPECT_EQ(rank_flow_bound(Traffic{matrix}, 3), 3u);
+}
+
+TEST(JobFlows, AllToAllOverTheRankLimitIsBuiltAtHostLevelWithTheSameFlows) {
+  TestFabric s;
+  std::vector<NodeIdx> nodes(s.f.fabric.hcas().begin(), s.f.fabric.hcas().begin() + 6);
+  const Traffic all = PatternSpec::parse("all-to-all:bytes=1K");
+  const JobTraffic ranks =
+      build_job_traffic(s.f.fabric, nodes, all, 4, Mapping::kCyclic, {}, JobId(1));
+  const JobTraffic hosts = build_job_traffic(s.f.fabric, nodes, all, 4, Mapping::kCyclic, {},
+                                             JobId(1), /*max_rank_flows=*/10);
+  EXPECT_EQ(hosts.rank_flows, ranks.rank_flows);
+  ASSERT_EQ(hosts.flows.size(), ranks.flows.size());
+  const auto key = [](const Flow& f) {
+    return std::tuple(f.src.value(), f.dst.value(), f.bytes, f.multiplicity, f.weight);
+  };
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t, double>> a;
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t, double>> b;
+  for (const Flow& f : ranks.flows) a.push_back(key(f));
+  for (const Flow& f : hosts.flows) b.push_back(key(f));
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+  // A pattern without a host-level form is refused before anything is generated.
+  EXPECT_EQ(code_of([&] {
+              build_job_traffic(s.f.fabric, nodes, PatternSpec::parse("spread"), 4, Mapping::kBlock,
+                                {}, JobId(1), 10);
+            }),
+            ErrorCode::kTooLarge);
 }
 
 }  // namespace

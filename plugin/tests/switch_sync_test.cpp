@@ -87,7 +87,7 @@ TEST(SwitchSync, ApplyBringsRealResponderTablesToTheIntentAndReportsAFullTable) 
   EXPECT_TRUE(compare_tables(read.value().entries, want).consistent());
 
   // Removing by cookie empties the roomy switch.
-  EXPECT_TRUE(delete_cookie(client, 7, std::span(changes).first(1), 5).empty());
+  EXPECT_TRUE(delete_cookie(client, 7, std::span(changes).first(1), 5).failed.empty());
   read = client.read_table(Lid(2), 7);
   ASSERT_TRUE(read.ok());
   EXPECT_TRUE(read.value().entries.empty());

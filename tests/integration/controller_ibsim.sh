@@ -14,7 +14,13 @@
 #     refused and leave the jobs and every switch table unchanged;
 #  7. a cable an entry sends traffic over is unplugged (ibsim's Unlink): after OpenSM's sweep the
 #     controller re-routes the job, no entry uses the dead port, and the switches' tables with
-#     OpenSM's new LFTs again trace exactly the controller's routes.
+#     OpenSM's new LFTs again trace exactly the controller's routes;
+#  8. overlapping jobs (a ring on four hosts of a permutation; two all-to-alls on the same 16
+#     hosts) never intend two entries with the same match and priority on a switch; the audit is
+#     consistent and the tables stay identical, with no FlowMod, over several periodic checks;
+#  9. a 16 x 1024-rank all-to-all is answered at host level (240 flows);
+# 10. an entry rewritten in place (same entry count) is found by its table generation and repaired.
+# (Sections run in the order 1-6, 8-10, 7: the unplugged cable of 7 ends the XGFT.)
 # Usage: controller_ibsim.sh BUILD_DIR    (exit 77: a required tool is missing)
 set -euo pipefail
 
@@ -276,8 +282,94 @@ as_nobody job phase --job 48 --end swap >/dev/null || fail "nobody could not end
 wait_switches_hold_intent "after job 48"
 pass "nobody's own job: its phase notices accepted, entries swapped and back"
 
-# --- 7. a cable unplugged under a job's entries -------------------------------------------------
+# --- 8. overlapping jobs ----------------------------------------------------------------------
 for id in 43 44 45; do "$ctl" job end --job "$id" >/dev/null || fail "job end $id"; done
+# No switch is meant to hold two entries with the same match and priority (it would keep one).
+no_collisions() {  # WHAT
+  tables | awk -v what="$1" '
+    /^== / { sw = $2; delete seen; next }
+    /^warning/ { next }
+    { key = $0; sub(/^cookie=[^,]*, /, "", key); sub(/ actions=.*/, "", key)
+      if (key in seen) { print what ": " sw " is meant to hold two entries for " key > "/dev/stderr"; bad = 1 }
+      seen[key] = 1 }
+    END { exit bad }' || fail "$1: colliding entries in the intent"
+}
+flow_mods_sent() {
+  "$ctl" --json stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["stats"]["flow_mods_sent"])'
+}
+# Stable over several periodic checks (every second): same tables, no FlowMod sent.
+expect_stable() {  # WHAT
+  local sent0 sent1
+  tables --from-switch >"$WORK/stable-0"
+  sent0=$(flow_mods_sent)
+  sleep 4
+  tables --from-switch >"$WORK/stable-1"
+  sent1=$(flow_mods_sent)
+  diff -u "$WORK/stable-0" "$WORK/stable-1" >&2 || fail "$1: the switches' tables changed"
+  ((sent0 == sent1)) || fail "$1: the periodic check sent $((sent1 - sent0)) FlowMods"
+}
+"$ctl" --json job start --job 50 --user root --nodes "$all_hosts" --pattern random-perm \
+  >/dev/null || fail "job start 50"
+"$ctl" --json job start --job 51 --user root --nodes n0001,n0006,n0011,n0016 --pattern ring \
+  >"$WORK/ready51.json" || fail "job start 51: $(cat "$WORK/ready51.json")"
+no_collisions "jobs 50+51"
+expect_switches_hold_intent "jobs 50+51"
+"$ctl" audit >/dev/null || fail "jobs 50+51: audit finds differences"
+expect_stable "jobs 50+51"
+"$ctl" job start --job 52 --user root --nodes "$all_hosts" --pattern all-to-all >/dev/null ||
+  fail "job start 52"
+"$ctl" --json job start --job 53 --user root --nodes "$all_hosts" --pattern all-to-all \
+  >"$WORK/ready53.json" || fail "job start 53"
+python3 - "$WORK/ready53.json" <<'PY' || fail "job 53: $(cat "$WORK/ready53.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["off_path_counts"].get("shared") == 240, "not all 240 flows shared"
+assert r["entries"] == 0, "a job on shared pairs installed entries"
+PY
+no_collisions "jobs 50-53"
+expect_switches_hold_intent "jobs 50-53"
+expect_stable "jobs 50-53"
+"$ctl" job end --job 50 >/dev/null || fail "job end 50"
+"$ctl" job end --job 52 >/dev/null || fail "job end 52"
+no_collisions "jobs 51+53"
+expect_switches_hold_intent "jobs 51+53 after their pairs' owners ended"
+"$ctl" audit >/dev/null || fail "jobs 51+53: audit finds differences"
+for id in 51 53; do "$ctl" job end --job "$id" >/dev/null || fail "job end $id"; done
+pass "overlapping jobs: no colliding entries, audit consistent, tables stable and no FlowMod over 4 periodic checks; later jobs take over the pairs of ended ones"
+
+# --- 9. a job with 16 x 1024 ranks ------------------------------------------------------------
+t0=$(date +%s%N)
+"$ctl" --json job start --job 54 --user root --nodes "$all_hosts" --pattern all-to-all \
+  --ranks-per-node 1024 >"$WORK/ready54.json" || fail "job start 54: $(cat "$WORK/ready54.json")"
+ms=$((($(date +%s%N) - t0) / 1000000))
+python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); sys.exit(0 if r["flows"] == 240 else 1)' \
+  "$WORK/ready54.json" || fail "job 54: $(cat "$WORK/ready54.json")"
+"$ctl" job end --job 54 >/dev/null || fail "job end 54"
+pass "a 16 x 1024-rank all-to-all (268 M rank pairs) answered in $ms ms as 240 host pairs"
+
+# --- 10. an entry rewritten in place behind the controller's back -------------------------------
+"$ctl" --json job start --job 55 --user root --nodes "$all_hosts" --pattern random-perm \
+  >/dev/null || fail "job start 55"
+read -r sw lid text < <("$ctl" --json flows | python3 -c '
+import json, sys
+for s in sorted(json.load(sys.stdin)["switches"], key=lambda s: s["name"]):
+    for e in s["entries"]:
+        print(s["name"], s["lid"], e["text"])
+        sys.exit(0)')
+[[ -n ${text:-} ]] || fail "job 55 has no entry to rewrite"
+port=${text##*output:}
+port=${port%%[ ,]*}
+other=$((port == 1 ? 2 : 1))
+forged="${text%%actions=*}actions=output:$other"
+mark=$(file_size "$osm_dir/opensm.log")
+sim_run n0002 "$build/mad/agent/ibsdn-madtool" --key "$key" --lid "$lid" add "$forged" >/dev/null ||
+  fail "madtool could not rewrite the entry on $sw"
+wait_for_file_text "$osm_dir/opensm.log" "osmsdn: (warning: )?switch $sw repaired" 10 "$mark" ||
+  fail "the rewritten entry on $sw was not repaired"
+expect_switches_hold_intent "after the in-place rewrite on $sw"
+"$ctl" job end --job 55 >/dev/null || fail "job end 55"
+pass "an entry rewritten in place on $sw (same count) was found by its table generation and repaired"
+# --- 7. a cable unplugged under a job's entries -------------------------------------------------
 "$ctl" --json job start --job 46 --user root --nodes "$all_hosts" --pattern random-perm \
   >/dev/null || fail "job start 46"
 # The first entry of the first switch that has one: its output port's cable goes.
@@ -317,6 +409,7 @@ trace_check "$WORK/fabric-cut.net"
 pass "$sw port $port unplugged: job 46 re-routed, no entry uses the port, traces match ($(tail -n1 "$WORK/check.out"))"
 
 "$ctl" job end --job 46 >/dev/null || fail "job end 46"
+
 tables --from-switch >"$WORK/switches"
 [[ ! -s $WORK/switches ]] || fail "tables not empty at the end"
 ! grep -q "osmsdn: controller: " "$osm_dir/opensm.log" || fail "the controller logged an exception"

@@ -29,7 +29,7 @@ constexpr MadBytes kWorkedExample = {
     0x00, 0x01, 0x00, 0x18, 0xff, 0xff, 0x00, 0x06, 0x00, 0x00, 0x14, 0x05, 0x00, 0x40, 0xff, 0xff,
     0x02, 0x06, 0x00, 0x00, 0x14, 0x05, 0x00, 0x12, 0x00, 0x04, 0x00, 0x18, 0x00, 0x00, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    // bytes 128-255: zero (unused data, the affected trailer of a Set)
+    // bytes 128-255: zero (unused data, the affected trailer of a Set at 216-223, unused 224-255)
 };
 
 SdnMad ok(const DecodeResult& r) {
@@ -69,6 +69,27 @@ TEST(MadCodec, WorkedExample_DecodesEveryField) {
   EXPECT_FALSE(fm.action.set_sl.has_value());
   EXPECT_EQ(fm.affected, 0u);
   EXPECT_EQ(encode(m), kWorkedExample);
+}
+
+// docs/wire-format.md, the worked example's GetResp: the switch added one entry.
+MadBytes worked_example_response() {
+  MadBytes b = kWorkedExample;
+  b[3] = 0x81;     // GetResp
+  b[0xdb] = 0x01;  // affected = 1 at bytes 0xd8-0xdb (216-219)
+  return b;
+}
+
+TEST(MadCodec, WorkedExampleResponse_CarriesAffectedBelowByte224) {
+  const SdnMad req = ok(decode(kWorkedExample));
+  const SdnMad resp = ok(decode(worked_example_response()));
+  EXPECT_EQ(resp.hdr.method, Method::kGetResp);
+  EXPECT_EQ(resp.hdr.status, Status::kOk);
+  EXPECT_EQ(resp.key, req.key);
+  FlowMod echo = std::get<FlowMod>(req.payload);
+  EXPECT_EQ(std::get<FlowMod>(resp.payload).affected, 1u);
+  echo.affected = 1;
+  EXPECT_EQ(std::get<FlowMod>(resp.payload), echo);
+  EXPECT_EQ(encode(make_response(req, Status::kOk, echo)), worked_example_response());
 }
 
 // --- round trips --------------------------------------------------------------------------------
@@ -179,6 +200,37 @@ TEST(MadCodec, FlowMod_AllFieldsMaskedAndSlRewrite_FitsInTheMad) {
   fm.action.output = PortNum{254};
   fm.action.set_sl = ServiceLevel{15};
   expect_round_trip(mad_of(Method::kSet, AttributeId::kFlowMod, fm));
+}
+
+// Wire-format revision 2: the GetResp's result trailer ends at byte 224, so a requester under
+// umad2sim, which overwrites bytes 224-255 (the umad transport zeroes them), still reads the
+// outcome. Revision 1 had `affected` at 248 and always read 0 there.
+TEST(MadCodec, FlowModResponse_AffectedSurvivesZeroedBytes224To255) {
+  FlowMod fm;
+  fm.command =
+      FlowModCommand::kModifyStrict;  // the largest FlowMod: every field masked, SL rewrite
+  fm.match.dlid = Masked<std::uint16_t>{0x40, 0xFFF0};
+  fm.match.slid = Masked<std::uint16_t>{0x10, 0xFF10};
+  fm.match.sl = Masked<std::uint8_t>{0x2, 0x6};
+  fm.match.dest_qp = Masked<std::uint32_t>{0x123400, 0xFFFF00};
+  fm.action.output = PortNum{254};
+  fm.action.set_sl = ServiceLevel{15};
+  for (std::uint32_t affected : {1u, 7u, 0xA5A5A5A5u, ~0u}) {
+    fm.affected = affected;
+    const SdnMad resp = mad_of(Method::kGetResp, AttributeId::kFlowMod, fm, 0x1234);
+    MadBytes b = encode(resp);
+    EXPECT_TRUE(std::all_of(b.begin() + 224, b.end(), [](std::uint8_t x) { return x == 0; }))
+        << "a FlowMod GetResp uses bytes 224-255";
+    std::fill(b.begin() + 224, b.end(), 0);  // what the umad transport delivers under ibsim
+    const SdnMad got = ok(decode(b));
+    EXPECT_EQ(std::get<FlowMod>(got.payload).affected, affected);
+    EXPECT_TRUE(got == resp);
+  }
+  // The trailer itself is where the docs say: affected at 216-219, big-endian.
+  fm.affected = 0x01020304;
+  const MadBytes b = encode(mad_of(Method::kGetResp, AttributeId::kFlowMod, fm));
+  EXPECT_EQ((std::vector<std::uint8_t>(b.begin() + 216, b.begin() + 224)),
+            (std::vector<std::uint8_t>{1, 2, 3, 4, 0, 0, 0, 0}));
 }
 
 TEST(MadCodec, Delete_DropsTheIgnoredAction) {
@@ -466,7 +518,8 @@ std::vector<Malformed> malformed_cases() {
       {"OpenFlow 1.3 version", with([](MadBytes& b) { b[32] = 0x04; }), kIF, 32},
       {"not a flow_mod", with([](MadBytes& b) { b[33] = 13; }), kIF, 33},
       {"length past the buffer", with([](MadBytes& b) { set16(b, 34, 0xFFF8); }), kIF, 34},
-      {"length into the trailer", with([](MadBytes& b) { set16(b, 34, 224); }), kIF, 34},
+      {"length into the trailer", with([](MadBytes& b) { set16(b, 34, 192); }), kIF, 34},
+      {"length past byte 224", with([](MadBytes& b) { set16(b, 34, 224); }), kIF, 34},
       {"length not a multiple of 8", with([](MadBytes& b) { set16(b, 34, 0x61); }), kIF, 34},
       {"length below the fixed part", with([](MadBytes& b) { set16(b, 34, 48); }), kIF, 34},
       {"xid differs from the TID", with([](MadBytes& b) { b[39] ^= 1; }), kIF, 36},
@@ -547,8 +600,11 @@ std::vector<Malformed> malformed_cases() {
        raw_with([](RawFlowMod& r) { r.extra = Bytes{0, 1, 0, 8, 0, 0, 0, 0}; }), kIF, 106},
       {"delete with instructions", raw_with([](RawFlowMod& r) { r.command = 3; }), kIF, 104},
       {"trailing garbage", with([](MadBytes& b) { b[200] = 0xAA; }), kIF, 200},
-      {"affected in a Set", with([](MadBytes& b) { b[251] = 1; }), kIF, 251},
-      {"trailer reserved", with([](MadBytes& b) { b[255] = 1; }), kIF, 255},
+      {"trailing garbage before the trailer", with([](MadBytes& b) { b[215] = 1; }), kIF, 215},
+      {"affected in a Set", with([](MadBytes& b) { b[219] = 1; }), kIF, 219},
+      {"trailer reserved", with([](MadBytes& b) { b[223] = 1; }), kIF, 223},
+      {"revision 1 affected (248)", with([](MadBytes& b) { b[251] = 1; }), kIF, 251},
+      {"unused tail", with([](MadBytes& b) { b[255] = 1; }), kIF, 255},
       {"stats count 6", mutated(stats_page(), [](MadBytes& b) { b[36] = 6; }), kIF, 36},
       {"stats page past total", mutated(stats_page(), [](MadBytes& b) { set32(b, 32, 1); }), kIF,
        36},

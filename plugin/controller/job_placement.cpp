@@ -1,0 +1,741 @@
+// JobController: placing jobs (job_start, phases, hints), removing them (job_end, withdrawal),
+// and keeping every job on its paths when others change (reconcile). docs/routing.md,
+// "Overlapping jobs", explains the rules that keep jobs from fighting over entries.
+#include <algorithm>
+#include <exception>
+#include <numeric>
+#include <unordered_map>
+#include <utility>
+
+#include "flowtable/guid_text.hpp"
+#include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/switch_sync.hpp"
+#include "plugin/notice/names.hpp"
+#include "routing/algorithm.hpp"
+#include "routing/route_quality.hpp"
+
+namespace ibsdn::plugin {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+std::int64_t unix_ms_now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string job_text(JobId id) {
+  return "job " + std::to_string(id.value());
+}
+
+std::string traffic_text(const Traffic& t) {
+  if (const auto* p = std::get_if<PatternSpec>(&t)) return p->to_string();
+  return "matrix";
+}
+
+/// A flow's host pair as a single key.
+std::uint64_t pair_key(const Flow& f) {
+  return (std::uint64_t{f.src.value()} << 32) | f.dst.value();
+}
+
+bool more_important(const Flow& a, const Flow& b) {
+  if (a.elephant != b.elephant) return a.elephant;
+  if (a.bytes != b.bytes) return a.bytes > b.bytes;
+  return a.weight > b.weight;
+}
+
+using Signature = std::vector<std::pair<std::uint64_t, std::uint8_t>>;
+
+Signature signature_of(const Fabric& f, const Path& p) {
+  Signature sig;
+  sig.reserve(p.size());
+  for (const LinkId l : p) {
+    const Link& link = f.link(l);
+    sig.emplace_back(f.node(link.from).guid.value(), link.from_port.value());
+  }
+  return sig;
+}
+
+/// Takes a job's load off the network state for as long as it lives (routing a job must not
+/// count its own previous routes), and puts it back unless told the new load replaced it.
+class LoadLifted {
+ public:
+  LoadLifted(NetworkState& net, JobId id) : net_(net) {
+    if (const NetworkState::Job* j = net.job(id)) {
+      saved_ = *j;
+      net.remove_job(id);
+    }
+  }
+  ~LoadLifted() {
+    if (saved_) net_.restore_job(std::move(*saved_));
+  }
+  LoadLifted(const LoadLifted&) = delete;
+  LoadLifted& operator=(const LoadLifted&) = delete;
+  void replaced() { saved_.reset(); }
+
+ private:
+  NetworkState& net_;
+  std::optional<NetworkState::Job> saved_;
+};
+
+}  // namespace
+
+// ---- Notices ------------------------------------------------------------------------------
+
+json JobController::ready_answer(const Job& j) const {
+  json r = ready_response(j.ready);
+  // Which flows do not take the path the algorithm chose, and why (at most 64 listed).
+  constexpr std::size_t kListed = 64;
+  const Fabric& f = fabric_->subnet.fabric;
+  json list = json::array();
+  std::map<std::string, std::uint64_t> counts;
+  for (std::size_t i = 0; i < j.off_path.size() && i < j.flows.size(); ++i) {
+    std::string why;
+    switch (j.off_path[i]) {
+      case OffPath::kNone:
+        continue;
+      case OffPath::kShared:
+        why = "shared";
+        break;
+      case OffPath::kFlowLimit:
+        why = "flow_limit";
+        break;
+      case OffPath::kNoEntry:
+        why = "no_entry";
+        break;
+    }
+    ++counts[why];
+    if (list.size() >= kListed) continue;
+    json e{{"src", f.node(j.flows[i].src).name},
+           {"dst", f.node(j.flows[i].dst).name},
+           {"reason", why}};
+    if (j.off_path[i] == OffPath::kShared && i < j.shared_with.size()) {
+      e["job"] = j.shared_with[i].value();
+    }
+    list.push_back(std::move(e));
+  }
+  r["off_path"] = std::move(list);
+  r["off_path_counts"] = counts;
+  return r;
+}
+
+json JobController::job_start(const JobStartRequest& r) {
+  const auto started = Clock::now();
+  if (r.algorithm) {
+    try {
+      (void)make_algorithm(*r.algorithm);
+    } catch (const std::invalid_argument& e) {
+      throw NoticeFailure(ErrorCode::kInvalid, std::string("at /algorithm: ") + e.what(),
+                          "/algorithm");
+    }
+  }
+  if (const auto it = jobs_.find(r.job); it != jobs_.end()) {
+    // Slurm may run a prolog twice (requeue, retry): the same notice gets the same answer.
+    if (it->second.request.nodes == r.nodes && it->second.request.traffic == r.traffic) {
+      return ready_answer(it->second);
+    }
+    throw NoticeFailure(ErrorCode::kInvalid,
+                        job_text(r.job) +
+                            " is already active with other nodes or traffic; end "
+                            "it first",
+                        "/job");
+  }
+  Job j;
+  j.request = r;
+  j.owner_uid = r.uid ? r.uid : uid_of_user(r.user);
+  j.algorithm = r.algorithm ? *r.algorithm : choose_algorithm();
+  j.started_unix_ms = unix_ms_now();
+  j.nodes = resolve_hosts(fabric_->subnet, hosts_ ? &*hosts_ : nullptr, r.nodes);
+  // The job joins the registry only once it is placed: a failure leaves no trace of it.
+  place(r.job, j, deadline_from(started));
+  ++counters_["jobs_started"];
+  auto [it, fresh] = jobs_.emplace(r.job, std::move(j));
+  const JobReady& ready = it->second.ready;
+  log(LogLevel::kInfo, job_text(r.job) + " (" + r.user + ", " + std::to_string(r.nodes.size()) +
+                           " nodes, " + traffic_text(r.traffic) + ", " + it->second.algorithm +
+                           "): " + std::to_string(ready.flows) + " flows, " +
+                           std::to_string(ready.entries) + " entries, L_D " +
+                           std::to_string(ready.max_link_load) + " bound " +
+                           std::to_string(ready.bound) + (ready.degraded ? ", DEGRADED" : "") +
+                           " in " + std::to_string(ms_since(started)) + " ms");
+  return ready_answer(it->second);
+}
+
+json JobController::job_end(const JobEndRequest& r) {
+  Job& j = active_job(r.job);
+  const OrderKey key = order_of(r.job, j);
+  std::size_t entries = 0;
+  for (const auto& [g, e] : j.entries) entries += e.size();
+  const std::size_t switches = j.entries.size();
+  const auto failed = remove_entries(r.job, j);
+  unpersist(r.job);
+  jobs_.erase(r.job);
+  ++counters_["jobs_ended"];
+  // Later jobs that shared its host pairs or relied on its entries take other paths now.
+  reconcile(key, false);
+  json out = ok_response();
+  out["job"] = r.job.value();
+  out["entries_removed"] = entries;
+  json warnings = json::array();
+  for (const auto& [g, why] : failed) {
+    warnings.push_back("switch " + guid_text(g) + ": " + why +
+                       " (its stale entries go at its next audit)");
+  }
+  out["warnings"] = warnings;
+  log(LogLevel::kInfo,
+      job_text(r.job) + " ended: " + std::to_string(entries) + " entries on " +
+          std::to_string(switches) + " switches removed" +
+          (failed.empty() ? ""
+                          : ", " + std::to_string(failed.size()) + " switches did not answer"));
+  return out;
+}
+
+json JobController::phase(const PhaseRequest& r) {
+  Job& j = active_job(r.job);
+  Job next = j;
+  if (r.action == PhaseAction::kEnd) {
+    if (next.phase != r.name) {
+      throw NoticeFailure(ErrorCode::kUnknownPhase,
+                          "phase " + quote_for_message(r.name) + " of " + job_text(r.job) +
+                              " is not active" +
+                              (next.phase.empty() ? "" : " (the active one is " + next.phase + ")"),
+                          "/name");
+    }
+    next.phase.clear();
+  } else {
+    auto decl = std::find_if(next.request.phases.begin(), next.request.phases.end(),
+                             [&](const PhaseDecl& p) { return p.name == r.name; });
+    if (r.traffic) {
+      if (decl != next.request.phases.end()) {
+        decl->traffic = *r.traffic;
+      } else if (next.request.phases.size() >= kMaxPhases) {
+        throw NoticeFailure(ErrorCode::kTooLarge,
+                            job_text(r.job) + " has " + std::to_string(kMaxPhases) + " phases",
+                            "/name");
+      } else {
+        next.request.phases.push_back(PhaseDecl{r.name, *r.traffic});
+      }
+    } else if (decl == next.request.phases.end()) {
+      throw NoticeFailure(ErrorCode::kUnknownPhase,
+                          "phase " + quote_for_message(r.name) + " was not declared in " +
+                              job_text(r.job) + "'s job_start; give its pattern or matrix",
+                          "/name");
+    }
+    next.phase = r.name;
+  }
+  place(r.job, next, deadline_from(Clock::now()));
+  j = std::move(next);
+  ++counters_["phase_changes"];
+  reconcile(order_of(r.job, j), false);
+  return ready_answer(j);
+}
+
+json JobController::hint(const HintRequest& r) {
+  Job& j = active_job(r.job);
+  Job next = j;
+  // The notice replaces the job's elephant pairs (docs/notice-protocol.md); [] clears them.
+  next.request.elephants = r.elephants;
+  place(r.job, next, deadline_from(Clock::now()));
+  j = std::move(next);
+  ++counters_["hints"];
+  reconcile(order_of(r.job, j), false);
+  return ready_answer(j);
+}
+
+// ---- Planning -----------------------------------------------------------------------------
+
+JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<Guid>& excluded,
+                                        bool no_entries, const Deadline& deadline) {
+  const Fabric& f = fabric_->subnet.fabric;
+  const LftSet& lfts = fabric_->lfts;
+  std::unique_ptr<RoutingAlgorithm> alg;
+  try {
+    alg = make_algorithm(j.algorithm);
+  } catch (const std::exception& e) {
+    throw NoticeFailure(ErrorCode::kUnroutable, e.what(), "/algorithm");
+  }
+  if (const std::string why = alg->unsupported_reason(f); !why.empty()) {
+    throw NoticeFailure(ErrorCode::kUnroutable, j.algorithm + " cannot route this fabric: " + why);
+  }
+  const auto route_start = Clock::now();
+  Plan p;
+  JobTraffic traffic =
+      build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node, j.request.mapping,
+                        j.request.elephants, id, config_.limits.max_rank_flows);
+  p.flows = std::move(traffic.flows);
+  p.rank_flows = traffic.rank_flows;
+  const std::size_t n = p.flows.size();
+  p.off_path.assign(n, OffPath::kNone);
+  p.shared_with.assign(n, JobId(0));
+  deadline.check("building the job's flows");
+
+  // Host pairs that an earlier job carries follow that job's path.
+  const OrderKey mine = order_of(id, j);
+  std::unordered_map<std::uint64_t, JobId> owner;
+  std::uint64_t others_flows = 0;
+  for (const auto& [oid, o] : jobs_) {
+    if (oid == id || !o.routed) continue;
+    others_flows += o.flows.size();
+    if (order_of(oid, o) > mine) continue;
+    for (const Flow& fl : o.flows) owner.emplace(pair_key(fl), oid);
+  }
+  std::vector<bool> pinned(n, false);
+  std::vector<std::size_t> free_flows;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (const auto it = owner.find(pair_key(p.flows[i])); it != owner.end()) {
+      pinned[i] = true;
+      p.off_path[i] = OffPath::kShared;
+      p.shared_with[i] = it->second;
+    } else {
+      free_flows.push_back(i);
+    }
+  }
+  // Beyond the flow limits, the heaviest flows are routed and the others keep default routes.
+  const std::uint64_t total_room = config_.limits.max_flows_total > others_flows
+                                       ? config_.limits.max_flows_total - others_flows
+                                       : 0;
+  const std::uint64_t room =
+      no_entries ? 0 : std::min(config_.limits.max_flows_per_job, total_room);
+  if (free_flows.size() > room) {
+    std::stable_sort(free_flows.begin(), free_flows.end(), [&](std::size_t a, std::size_t b) {
+      return more_important(p.flows[a], p.flows[b]);
+    });
+    for (std::size_t k = room; k < free_flows.size(); ++k) {
+      pinned[free_flows[k]] = true;
+      p.off_path[free_flows[k]] = OffPath::kFlowLimit;
+    }
+    free_flows.resize(room);
+    std::sort(free_flows.begin(), free_flows.end());
+    const auto limited = std::count(p.off_path.begin(), p.off_path.end(), OffPath::kFlowLimit);
+    p.ready.warnings.push_back(
+        std::to_string(limited) + " flow(s) beyond the flow limits (limits.max_flows_per_job " +
+        std::to_string(config_.limits.max_flows_per_job) + ", max_flows_total " +
+        std::to_string(config_.limits.max_flows_total) + ") keep their default routes");
+  }
+
+  // Other jobs' entries and traffic, which this job must neither duplicate nor divert.
+  const std::map<NodeIdx, std::vector<FlowEntry>> others = all_tables(std::make_pair(id, nullptr));
+  const FlowTables foreign = build_flow_tables(others);
+  ForeignTraffic foreign_traffic;
+  std::unordered_map<std::uint64_t, bool> mine_pairs;
+  for (const Flow& fl : p.flows) mine_pairs.emplace(pair_key(fl), true);
+  std::uint64_t step = 0;
+  for (const auto& [oid, o] : jobs_) {
+    if (oid == id || !o.routed) continue;
+    const bool later = order_of(oid, o) > mine;
+    for (std::size_t k = 0; k < o.flows.size() && k < o.effective.size(); ++k) {
+      deadline.check_every(step++, "collecting other jobs' traffic");
+      // A later job's flow on one of this job's pairs follows this job's path, wherever it goes.
+      if (later && mine_pairs.contains(pair_key(o.flows[k]))) continue;
+      const std::uint16_t dlid = lfts.lids.lid(o.flows[k].dst).value();
+      for (const LinkId l : o.effective[k]) {
+        const Link& link = f.link(l);
+        if (f.node(link.from).is_switch()) {
+          foreign_traffic[{link.from, dlid}].insert(link.from_port.value());
+        }
+      }
+    }
+  }
+
+  // Route the free flows on top of every other job's load; the pinned ones take what the
+  // tables give them now.
+  std::vector<Flow> to_route;
+  to_route.reserve(free_flows.size());
+  for (const std::size_t i : free_flows) to_route.push_back(p.flows[i]);
+  std::vector<Path> routed;
+  {
+    LoadLifted lifted(*net_, id);
+    try {
+      RouteRequest req{f, to_route, &net_->load(), false, id.value()};
+      req.deadline = deadline;
+      routed = alg->route(req);
+    } catch (const DeadlineExceeded&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw NoticeFailure(ErrorCode::kUnroutable, j.algorithm + ": " + e.what());
+    }
+  }
+  TraceOptions foreign_trace;
+  foreign_trace.override_port = [&foreign](NodeIdx sw,
+                                           const PacketHeader& h) -> std::optional<PortNum> {
+    const FlowEntry* e = winning_entry(foreign, sw, h);
+    if (e == nullptr) return std::nullopt;
+    return e->action.output;
+  };
+  std::vector<Path> chosen(n);
+  for (std::size_t k = 0; k < free_flows.size(); ++k) chosen[free_flows[k]] = std::move(routed[k]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!pinned[i]) continue;
+    deadline.check_every(i, "tracing the job's shared and limited flows");
+    Trace t = trace(f, lfts, p.flows[i].src, p.flows[i].dst, foreign_trace);
+    if (!t.ok()) {
+      throw NoticeFailure(ErrorCode::kUnroutable,
+                          f.node(p.flows[i].src).name + " -> " + f.node(p.flows[i].dst).name +
+                              " is not delivered by the current tables: " + t.error);
+    }
+    chosen[i] = std::move(t.path);
+  }
+  p.ready.route_ms = ms_since(route_start);
+
+  // Compile within each switch's remaining room, never colliding with another job's entry.
+  const auto compile_start = Clock::now();
+  CompileOptions opt;
+  opt.level = config_.flow_definition_level;
+  opt.capacity = no_entries ? 0 : static_cast<std::uint32_t>(config_.table_capacity);
+  std::vector<std::uint32_t> used = usage(id);
+  for (const Guid g : excluded) {
+    if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
+  }
+  // No entry where no agent answers: the flows stay on the LFT there.
+  const std::set<Guid> incapable = incapable_switches();
+  for (const Guid g : incapable) {
+    if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
+  }
+  opt.used = &used;
+  opt.foreign = &foreign;
+  opt.foreign_traffic = &foreign_traffic;
+  opt.pinned = &pinned;
+  opt.deadline = deadline;
+  CompiledFlows compiled;
+  try {
+    compiled = compile_flows(f, lfts, p.flows, chosen, id, opt);
+  } catch (const DeadlineExceeded&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw NoticeFailure(ErrorCode::kUnroutable,
+                        std::string("compiling the job's entries: ") + e.what());
+  }
+  for (auto& [sw, entries] : compiled.tables) p.entries[f.node(sw).guid] = std::move(entries);
+  std::size_t not_installed = 0;
+  std::size_t on_lft = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    deadline.check_every(i, "tracing the job's default routes");
+    if (compiled.on_default[i] && p.off_path[i] == OffPath::kNone) {
+      p.off_path[i] = OffPath::kNoEntry;
+      ++not_installed;
+    }
+    const Trace plain = trace(f, lfts, p.flows[i].src, p.flows[i].dst);
+    if (plain.ok() && plain.path == compiled.effective[i]) ++on_lft;
+  }
+  p.effective = std::move(compiled.effective);
+  p.ready.compile_ms = ms_since(compile_start);
+
+  p.ready.job = id;
+  p.ready.algorithm = j.algorithm;
+  p.ready.flows = n;
+  p.ready.flows_on_default = on_lft;
+  p.ready.entries = compiled.entries;
+  p.ready.bound = lower_bound(f, p.flows).value;
+  std::size_t shared = 0;
+  for (const OffPath o : p.off_path) shared += o == OffPath::kShared;
+  if (shared > 0) {
+    p.ready.warnings.push_back(std::to_string(shared) +
+                               " flow(s) share a host pair with an earlier job and follow its "
+                               "path (off_path lists them)");
+  }
+  if (not_installed > 0 && !incapable.empty()) {
+    p.ready.warnings.push_back(std::to_string(incapable.size()) +
+                               " switch(es) of the fabric are not SDN-capable (no agent answers): "
+                               "flows keep the LFT's route there");
+  }
+  if (not_installed > 0) {
+    p.ready.warnings.push_back(std::to_string(not_installed) +
+                               " flow(s) left on default routes: no room in the switches' tables, "
+                               "another job's entry, or a failed switch");
+  }
+  p.ready.degraded = !excluded.empty() || no_entries || not_installed > 0 ||
+                     std::count(p.off_path.begin(), p.off_path.end(), OffPath::kFlowLimit) > 0;
+  return p;
+}
+
+// ---- Placement ----------------------------------------------------------------------------
+
+void JobController::place(JobId id, Job& j, Deadline deadline) {
+  const Fabric& f = fabric_->subnet.fabric;
+  const Job before = j;
+  // What the switches hold of this job as the installation goes on.
+  std::map<Guid, std::vector<FlowEntry>> believed = j.entries;
+  std::set<Guid> excluded;
+  std::vector<std::string> excluded_why;
+  Plan p;
+  double install_ms = 0;
+  bool stored = false;
+  try {
+    for (int attempt = 0;; ++attempt) {
+      try {
+        p = plan(id, j, excluded, attempt >= 3, deadline);
+      } catch (const DeadlineExceeded& e) {
+        throw NoticeFailure(ErrorCode::kTimeout, std::string("job_start_timeout_ms (") +
+                                                     std::to_string(config_.job_start_timeout_ms) +
+                                                     " ms): " + e.what() +
+                                                     "; the job runs on default routes");
+      }
+      const auto install_start = Clock::now();
+      Job next = j;
+      next.entries = p.entries;
+      persist(id, next);  // the intent first: a crash mid-install is repaired by the next audit
+      stored = true;
+      std::vector<SwitchChange> changes;
+      std::set<Guid> touched;
+      for (const auto& [g, e] : believed) touched.insert(g);
+      for (const auto& [g, e] : p.entries) touched.insert(g);
+      for (const Guid g : touched) {
+        if (excluded.contains(g)) continue;
+        const auto sw = switch_of(g);
+        if (!sw) continue;  // gone from the fabric: nothing to send
+        SwitchChange c{g, sw->lid, sw->name, {}, {}};
+        if (const auto b = believed.find(g); b != believed.end()) c.before = b->second;
+        if (const auto a = p.entries.find(g); a != p.entries.end()) c.after = a->second;
+        changes.push_back(std::move(c));
+      }
+      const SyncResult res = apply_changes(client_, config_.switch_key, changes);
+      install_ms += ms_since(install_start);
+      counters_["flow_mods_sent"] += res.flow_mods;
+      counters_["barriers_sent"] += res.barriers;
+      note_generations(res.generation);
+      believed = p.entries;
+      if (res.failed.empty() || attempt >= 3) break;
+      for (const auto& [g, why] : res.failed) {
+        excluded.insert(g);
+        believed.erase(g);
+        generation_.erase(g);
+        const std::string name = f.node(fabric_->subnet.node_of(g)).name;
+        excluded_why.push_back(
+            name + (res.full.contains(g) ? " (table full): " : " did not take the entries: ") +
+            why);
+        log(LogLevel::kWarn, job_text(id) + ": switch " + name + " excluded: " + why);
+      }
+    }
+  } catch (...) {
+    // Back to the state before the notice: the switches this attempt touched get the job's
+    // previous entries again, the store its previous intent.
+    std::vector<SwitchChange> undo;
+    for (const auto& [g, e] : believed) {
+      if (excluded.contains(g)) continue;
+      const auto sw = switch_of(g);
+      if (!sw) continue;
+      SwitchChange c{g, sw->lid, sw->name, e, {}};
+      if (const auto b = before.entries.find(g); b != before.entries.end()) c.after = b->second;
+      if (c.before.size() != c.after.size() ||
+          !std::equal(c.before.begin(), c.before.end(), c.after.begin(),
+                      [](const auto& x, const auto& y) { return x.same_rule(y); })) {
+        undo.push_back(std::move(c));
+      }
+    }
+    for (const auto& [g, e] : before.entries) {
+      if (believed.contains(g) || excluded.contains(g)) continue;
+      if (const auto sw = switch_of(g)) undo.push_back(SwitchChange{g, sw->lid, sw->name, {}, e});
+    }
+    if (!undo.empty()) {
+      const SyncResult res = apply_changes(client_, config_.switch_key, undo);
+      note_generations(res.generation);
+      for (const auto& [g, why] : res.failed) {
+        generation_.erase(g);
+        log(LogLevel::kWarn, job_text(id) + ": switch " + guid_text(g) +
+                                 " did not take the rollback (" + why + "); the audit repairs it");
+      }
+    }
+    if (stored) {
+      try {
+        if (jobs_.contains(id)) {
+          persist(id, before);
+        } else {
+          unpersist(id);
+        }
+      } catch (const std::exception& e) {
+        log(LogLevel::kError, job_text(id) + ": cannot restore the state store: " + e.what());
+      }
+    }
+    throw;
+  }
+
+  // Committed: the job's new load replaces the old.
+  {
+    LoadLifted lifted(*net_, id);
+    net_->restore_job(NetworkState::Job{id, j.algorithm, p.flows, p.effective,
+                                        evaluate(f, p.flows, p.effective)});
+    lifted.replaced();
+  }
+  std::int32_t busiest = 0;
+  for (const Path& path : p.effective) {
+    for (const LinkId l : path) busiest = std::max(busiest, net_->load().flows(l));
+  }
+  p.ready.max_link_load = busiest;
+  p.ready.install_ms = install_ms;
+  p.ready.degraded = p.ready.degraded || !excluded.empty();
+  for (std::string& w : excluded_why) p.ready.warnings.push_back(std::move(w));
+  j.flows = std::move(p.flows);
+  j.signature.clear();
+  for (const Path& path : p.effective) j.signature.push_back(signature_of(f, path));
+  j.effective = std::move(p.effective);
+  j.off_path = std::move(p.off_path);
+  j.shared_with = std::move(p.shared_with);
+  j.entries = std::move(p.entries);
+  j.rank_flows = p.rank_flows;
+  j.routed = true;
+  j.ready = std::move(p.ready);
+  ++j.version;
+}
+
+std::map<Guid, std::string> JobController::remove_entries(JobId id, const Job& j) {
+  std::vector<SwitchChange> switches;
+  for (const auto& [g, e] : j.entries) {
+    if (const auto sw = switch_of(g)) {
+      switches.push_back(SwitchChange{g, sw->lid, sw->name, {}, {}});
+    }
+  }
+  const SyncResult r = delete_cookie(client_, config_.switch_key, switches, id.value());
+  counters_["flow_mods_sent"] += switches.size();
+  note_generations(r.generation);
+  for (const auto& [g, why] : r.failed) generation_.erase(g);
+  if (net_->job(id)) net_->remove_job(id);
+  return r.failed;
+}
+
+void JobController::withdraw(JobId id, Job& j) {
+  for (const auto& [g, why] : remove_entries(id, j)) {
+    log(LogLevel::kWarn, job_text(id) + ": switch " + guid_text(g) + " did not remove the job's " +
+                             "entries (" + why + "); the next audit will");
+  }
+  j.entries.clear();
+  j.routed = false;
+  j.ready.degraded = true;
+  j.ready.entries = 0;
+  ++j.version;
+  try {
+    persist(id, j);
+  } catch (const std::exception& e) {
+    log(LogLevel::kError, job_text(id) + ": cannot update the state store: " + e.what());
+  }
+}
+
+// ---- Keeping jobs on their paths ----------------------------------------------------------
+
+void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown) {
+  const std::string occasion = after ? "after a job before it changed" : "on the new fabric";
+  const Fabric& f = fabric_->subnet.fabric;
+  for (auto& [id, jp] : ordered_jobs()) {
+    Job& j = *jp;
+    if (after && order_of(id, j) <= *after) continue;
+    bool ok = true;
+    std::string why;
+    try {
+      if (j.nodes.empty() || j.flows.empty() || !j.routed) {
+        j.nodes = resolve_hosts(fabric_->subnet, hosts_ ? &*hosts_ : nullptr, j.request.nodes);
+        JobTraffic t = build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node,
+                                         j.request.mapping, j.request.elephants, id,
+                                         config_.limits.max_rank_flows);
+        j.flows = std::move(t.flows);
+        j.rank_flows = t.rank_flows;
+      }
+    } catch (const std::exception& e) {
+      if (j.routed && net_->job(id)) net_->remove_job(id);
+      j.routed = false;
+      j.ready.degraded = true;
+      ++j.version;
+      log(LogLevel::kError, job_text(id) + " cannot be placed on this fabric: " + e.what() +
+                                "; it keeps its entries but carries no load until its hosts "
+                                "return");
+      continue;
+    }
+    for (const auto& [g, entries] : j.entries) ok = ok && switch_of(g).has_value();
+    // Where its traffic goes now, through the LFTs and every job's entries as they stand.
+    std::vector<Path> paths;
+    std::vector<Signature> signature;
+    if (ok) {
+      try {
+        TraceOptions to;
+        to.override_port = flow_table_override(all_tables());
+        for (const Flow& fl : j.flows) {
+          Trace t = trace(f, fabric_->lfts, fl.src, fl.dst, to);
+          if (!t.ok()) {
+            ok = false;
+            why = t.error;
+            break;
+          }
+          signature.push_back(signature_of(f, t.path));
+          paths.push_back(std::move(t.path));
+        }
+      } catch (const std::exception& e) {
+        ok = false;
+        why = e.what();
+      }
+    }
+    const bool known = !j.signature.empty() || j.flows.empty();
+    if (ok && ((accept_unknown && !known) || signature == j.signature)) {
+      if (!net_->job(id)) {
+        net_->restore_job(
+            NetworkState::Job{id, j.algorithm, j.flows, paths, evaluate(f, j.flows, paths)});
+      }
+      j.effective = std::move(paths);
+      j.signature = std::move(signature);
+      if (j.off_path.size() != j.flows.size()) j.off_path.assign(j.flows.size(), OffPath::kNone);
+      if (j.shared_with.size() != j.flows.size()) j.shared_with.assign(j.flows.size(), JobId(0));
+      j.routed = true;
+      ++j.version;
+      continue;
+    }
+    // Its traffic moved or broke: route it again on what the fabric is now. A fabric that lost a
+    // cable may no longer be the topology the job's algorithm needs (a fat-tree with a missing
+    // up-link is not an XGFT): then the algorithm configured for the fabric takes over.
+    try {
+      const std::string fitting = choose_algorithm();
+      if (j.algorithm != fitting && !make_algorithm(j.algorithm)->unsupported_reason(f).empty()) {
+        log(LogLevel::kWarn, job_text(id) + ": " + j.algorithm +
+                                 " cannot route the fabric any more; using " + fitting);
+        j.algorithm = fitting;
+      }
+      place(id, j, deadline_from(Clock::now()));
+      ++counters_["reroutes"];
+      log(LogLevel::kInfo, job_text(id) + " re-routed " + occasion +
+                               (why.empty() ? "" : " (" + why + ")") + ": L_D " +
+                               std::to_string(j.ready.max_link_load) + ", " +
+                               std::to_string(j.ready.entries) + " entries");
+    } catch (const std::exception& e) {
+      if (cancel_.load()) {
+        // Shutting down: the job keeps its entries; the next start reconciles it.
+        log(LogLevel::kWarn, job_text(id) + " not re-routed: the controller is stopping");
+        return;
+      }
+      log(LogLevel::kError, job_text(id) + " could not be re-routed (" + e.what() +
+                                "); its entries are removed, its traffic takes the default routes");
+      withdraw(id, j);
+    }
+  }
+}
+
+void JobController::fabric_updated(FabricSnapshot snapshot) {
+  const bool first = fabric_ == nullptr;
+  fabric_ = std::make_shared<const FabricSnapshot>(std::move(snapshot));
+  net_ = std::make_unique<NetworkState>(fabric_->subnet.fabric);
+  ++counters_["subnet_ups"];
+  if (first && !reloaded_) {
+    reload_from_store();
+    reloaded_ = true;
+  }
+  // Node indices may differ on the new fabric: every job's flows are rebuilt and re-traced.
+  for (auto& [id, j] : jobs_) {
+    j.nodes.clear();
+    j.flows.clear();
+    j.routed = false;
+  }
+  note_cabling();
+  reconcile(std::nullopt, first);
+  const AuditOutcome a = audit_switches(due_switches(), true);
+  std::size_t unreachable = 0;
+  for (const AuditFinding& fd : a.findings) unreachable += fd.kind == "unreachable";
+  log(a.repaired > 0 || unreachable > 0 ? LogLevel::kWarn : LogLevel::kInfo,
+      "audit after SUBNET UP: " + std::to_string(a.checked) + " switches, " +
+          std::to_string(a.findings.size() - unreachable) + " differences (" +
+          std::to_string(a.repaired) + " FlowMods to repair), " + std::to_string(unreachable) +
+          " unreachable");
+  publish();
+}
+
+}  // namespace ibsdn::plugin
