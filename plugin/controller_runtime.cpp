@@ -80,6 +80,12 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
     NoticeServer::Settings s;
     s.path = config_.notice_socket;
     s.group = config_.socket_group;
+    s.max_connections = config_.notice.max_connections;
+    s.max_connections_per_uid = config_.notice.max_connections_per_uid;
+    s.reserved_for_scheduler = config_.notice.reserved_for_scheduler;
+    if (slurm_uid) s.scheduler_uid = static_cast<uid_t>(*slurm_uid);
+    s.idle_timeout = std::chrono::milliseconds(config_.notice.idle_timeout_ms);
+    s.scheduler_idle_timeout = std::chrono::milliseconds(config_.notice.scheduler_idle_timeout_ms);
     server_ = std::make_unique<NoticeServer>(
         s,
         [this](Request r, PeerCredentials peer, NoticeServer::Reply reply) {

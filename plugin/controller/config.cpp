@@ -201,6 +201,66 @@ std::string parse_group(const Reader& r, const YAML::Node& n, std::string_view k
   return name;
 }
 
+NoticeSocketSettings parse_notice_socket(const Reader& r, const YAML::Node& map) {
+  NoticeSocketSettings s;
+  // Where the keys checked against each other are, for the error's position.
+  std::optional<YAML::Node> max_at;
+  std::optional<YAML::Node> per_uid_at;
+  std::optional<YAML::Node> reserved_at;
+  r.for_each_key(map, "notice",
+                 {"max_connections", "max_connections_per_uid", "reserved_for_scheduler",
+                  "idle_timeout_ms", "scheduler_idle_timeout_ms"},
+                 [&](const std::string& k, const YAML::Node& v) {
+                   const std::string key = "notice." + k;
+                   if (k == "max_connections") {
+                     max_at.emplace(v);
+                     s.max_connections =
+                         static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeConnections));
+                   } else if (k == "max_connections_per_uid") {
+                     per_uid_at.emplace(v);
+                     s.max_connections_per_uid =
+                         static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeConnections));
+                   } else if (k == "reserved_for_scheduler") {
+                     reserved_at.emplace(v);
+                     s.reserved_for_scheduler = static_cast<std::uint32_t>(
+                         r.integer(v, key, 0, kMaxNoticeConnections - 1));
+                   } else if (k == "idle_timeout_ms") {
+                     s.idle_timeout_ms =
+                         static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeIdleTimeoutMs));
+                   } else {
+                     s.scheduler_idle_timeout_ms =
+                         static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeIdleTimeoutMs));
+                   }
+                 });
+  // Checked against each other once all are known, whatever their order in the file. A default
+  // that no longer fits a smaller max_connections is named too: it is not lowered silently.
+  const std::string max_text = std::to_string(s.max_connections);
+  if (s.max_connections_per_uid > s.max_connections) {
+    const std::string per_uid = std::to_string(s.max_connections_per_uid);
+    if (per_uid_at) {
+      r.fail(*per_uid_at, "notice.max_connections_per_uid: " + per_uid +
+                              " exceeds notice.max_connections (" + max_text + ")");
+    }
+    r.fail(max_at.value_or(map), "notice.max_connections: " + max_text +
+                                     " is below the default notice.max_connections_per_uid (" +
+                                     per_uid + "); set that too");
+  }
+  if (s.reserved_for_scheduler >= s.max_connections) {
+    const std::string reserved = std::to_string(s.reserved_for_scheduler);
+    if (reserved_at) {
+      r.fail(*reserved_at, "notice.reserved_for_scheduler: " + reserved +
+                               " leaves no connection of notice.max_connections (" + max_text +
+                               ") to other users; at most " +
+                               std::to_string(s.max_connections - 1));
+    }
+    r.fail(max_at.value_or(map), "notice.max_connections: " + max_text +
+                                     " leaves no connection to other users than root and "
+                                     "slurm_user with the default notice.reserved_for_scheduler (" +
+                                     reserved + "); set that too");
+  }
+  return s;
+}
+
 }  // namespace
 
 ConfigError::ConfigError(std::string_view source, std::size_t line, std::size_t column,
@@ -251,6 +311,7 @@ Config parse_config(std::string_view text, std::string_view source_name) {
                                                         "job_start_timeout_ms",
                                                         "audit_interval_ms",
                                                         "slurm_user",
+                                                        "notice",
                                                         "host_map",
                                                         "log_level"};
     r.for_each_key(docs[0], kTopLevel, kKeys, [&](const std::string& key, const YAML::Node& v) {
@@ -320,6 +381,8 @@ Config parse_config(std::string_view text, std::string_view source_name) {
         c.audit_interval_ms = static_cast<std::uint32_t>(r.integer(v, key, 0, kMaxAuditIntervalMs));
       } else if (key == "slurm_user") {
         c.slurm_user = parse_group(r, v, key);
+      } else if (key == "notice") {
+        c.notice = parse_notice_socket(r, v);
       } else if (key == "host_map") {
         c.host_map = r.absolute_path(v, key);
       } else {

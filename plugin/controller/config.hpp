@@ -58,6 +58,20 @@ struct MadSettings {
   std::uint32_t window = 32;       // MADs in flight at once, 1..1024
 };
 
+/// The notice socket's connections (notice_server.hpp). Root and slurm_user are "the scheduler":
+/// they have slots of their own and a longer idle timeout, so that no other member of
+/// socket_group can keep Slurm from starting jobs by holding connections open.
+struct NoticeSocketSettings {
+  std::uint32_t max_connections = 64;                // open at once, 1..4096
+  std::uint32_t max_connections_per_uid = 8;         // per uid but root's and slurm_user's, 1..max
+  std::uint32_t reserved_for_scheduler = 8;          // of max_connections, 0..max_connections-1
+  std::uint32_t idle_timeout_ms = 10'000;            // others' idle connections, 1..86400000
+  std::uint32_t scheduler_idle_timeout_ms = 60'000;  // root's and slurm_user's, 1..86400000
+};
+
+inline constexpr std::uint32_t kMaxNoticeConnections = 4096;
+inline constexpr std::uint32_t kMaxNoticeIdleTimeoutMs = 86'400'000;
+
 /// Bounds on the work one notice may cause inside opensm, known before anything is built.
 struct Limits {
   /// Rank-to-rank flows a pattern may generate (16 bytes each while the job's traffic is built).
@@ -119,6 +133,10 @@ struct Config {
   std::uint32_t audit_interval_ms = 30'000;
   /// Besides root, the user that may send job_start / job_end (Slurm's SlurmUser).
   std::string slurm_user = "slurm";
+  /// Connection limits of the notice socket:
+  ///   notice: {max_connections: 64, max_connections_per_uid: 8, reserved_for_scheduler: 8,
+  ///            idle_timeout_ms: 10000, scheduler_idle_timeout_ms: 60000}
+  NoticeSocketSettings notice;
   /// Optional file mapping Slurm host names to HCAs (see host_map.hpp).
   std::optional<std::string> host_map;
   LogLevel log_level = LogLevel::kInfo;

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -236,6 +237,8 @@ struct Connection {
   std::uint64_t id = 0;
   Fd fd;
   PeerCredentials peer;
+  bool privileged = false;  // root or the scheduler
+  std::chrono::milliseconds idle_timeout{0};
   std::string in;  // received bytes; in[in_pos..] is not yet consumed
   std::size_t in_pos = 0;
   std::size_t scanned = 0;  // in[in_pos..scanned) holds no '\n'
@@ -246,12 +249,17 @@ struct Connection {
   bool eof = false;          // the peer shut down its writing side
   bool close_after = false;  // close once `out` is written
   bool dead = false;         // close now
+  bool queued = false;       // in the server's ready queue
   Clock::time_point last_activity;
 
   [[nodiscard]] bool out_empty() const { return out_pos == out.size(); }
+  /// Read only when every buffered byte was scanned without finding a complete line: lines wait
+  /// for their turn in the kernel's buffer, not in ours.
   [[nodiscard]] bool wants_read() const {
-    return !eof && !close_after && !dead && !awaiting && out_empty();
+    return !eof && !close_after && !dead && !awaiting && out_empty() && scanned == in.size();
   }
+  /// Could take a step now (serve a line, or find out that it is finished).
+  [[nodiscard]] bool may_step() const { return !dead && !awaiting && out_empty(); }
 };
 
 // The server whose thread this is, so that stop() knows when it is called from the handler.
@@ -280,7 +288,11 @@ class NoticeServer::Impl {
   void accept_connections();
   void handle_io(Connection& c, short revents);
   void read_some(Connection& c);
-  void pump(Connection& c);
+  void mark_ready(Connection& c);
+  void serve_ready();
+  bool step(Connection& c);
+  [[nodiscard]] std::optional<std::string> refusal(const PeerCredentials& peer, bool privileged,
+                                                   std::string& log_reason) const;
   void dispatch(Connection& c, std::string_view line);
   void send_line(Connection& c, std::string line);
   void flush(Connection& c);
@@ -305,6 +317,9 @@ class NoticeServer::Impl {
 
   // Owned by the server thread.
   std::map<std::uint64_t, Connection> connections_;
+  // Connections that may take a step, in the order they became ready: served round-robin, one
+  // step each per turn.
+  std::deque<std::uint64_t> ready_;
   std::uint64_t next_connection_ = 0;
   Clock::time_point accept_paused_until_{};
 };
@@ -323,7 +338,16 @@ void NoticeServer::Impl::start() {
   check_path(path);
   if (!handler_) fail(path, "no request handler");
   if (settings_.max_connections == 0) fail(path, "max_connections must be at least 1");
-  if (settings_.idle_timeout.count() <= 0) fail(path, "idle_timeout must be positive");
+  if (settings_.max_connections_per_uid == 0 ||
+      settings_.max_connections_per_uid > settings_.max_connections) {
+    fail(path, "max_connections_per_uid must be in 1..max_connections");
+  }
+  if (settings_.reserved_for_scheduler >= settings_.max_connections) {
+    fail(path, "reserved_for_scheduler must be below max_connections");
+  }
+  if (settings_.idle_timeout.count() <= 0 || settings_.scheduler_idle_timeout.count() <= 0) {
+    fail(path, "idle timeouts must be positive");
+  }
   if (settings_.max_output_bytes == 0) fail(path, "max_output_bytes must be at least 1");
   // Before anything is created, so that a wrong group leaves no file behind.
   std::optional<gid_t> gid;
@@ -426,6 +450,7 @@ void NoticeServer::Impl::run() noexcept {
 
 void NoticeServer::Impl::loop_once() {
   drain_outbox();
+  serve_ready();
   sweep();
 
   std::vector<pollfd> fds;
@@ -444,7 +469,8 @@ void NoticeServer::Impl::loop_once() {
     ids.push_back(id);
   }
 
-  const int n = ::poll(fds.data(), fds.size(), poll_timeout_ms(now));
+  // A connection with a line waiting for its turn: look for news without sleeping.
+  const int n = ::poll(fds.data(), fds.size(), ready_.empty() ? poll_timeout_ms(now) : 0);
   if (n < 0) {
     if (errno == EINTR) return;
     const int err = errno;
@@ -479,7 +505,7 @@ int NoticeServer::Impl::poll_timeout_ms(Clock::time_point now) const {
   if (now < accept_paused_until_) wake = accept_paused_until_;
   for (const auto& [id, c] : connections_) {
     if (c.awaiting) continue;
-    const Clock::time_point deadline = c.last_activity + settings_.idle_timeout;
+    const Clock::time_point deadline = c.last_activity + c.idle_timeout;
     if (!wake || deadline < *wake) wake = deadline;
   }
   if (!wake) return -1;
@@ -516,7 +542,7 @@ void NoticeServer::Impl::drain_outbox() {
         }
       }
       send_line(c, std::move(p.line));
-      pump(c);
+      mark_ready(c);
     } catch (const std::exception& e) {
       log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
@@ -544,12 +570,14 @@ void NoticeServer::Impl::accept_connections() {
       continue;
     }
     const PeerCredentials peer{cred.pid, cred.uid, cred.gid};
-    if (connections_.size() >= settings_.max_connections) {
-      log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " +
-                               std::to_string(connections_.size()) + " connections are open");
+    const bool privileged =
+        peer.uid == 0 || (settings_.scheduler_uid && peer.uid == *settings_.scheduler_uid);
+    std::string log_reason;
+    if (const std::optional<std::string> why = refusal(peer, privileged, log_reason)) {
+      log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
       // The socket's buffer is empty, so one short line fits; if it does not, the client only
       // misses the explanation.
-      const std::string line = to_line(error_response(ErrorCode::kBusy, "too many connections"));
+      const std::string line = to_line(error_response(ErrorCode::kBusy, *why));
       (void)::send(fd.get(), line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       continue;
     }
@@ -558,6 +586,8 @@ void NoticeServer::Impl::accept_connections() {
     c.id = id;
     c.fd = std::move(fd);
     c.peer = peer;
+    c.privileged = privileged;
+    c.idle_timeout = privileged ? settings_.scheduler_idle_timeout : settings_.idle_timeout;
     c.last_activity = Clock::now();
     open_.store(connections_.size());
     log(LogLevel::kDebug, "connection " + std::to_string(id) + " from " + peer_text(peer));
@@ -574,7 +604,7 @@ void NoticeServer::Impl::handle_io(Connection& c, short revents) {
   const bool failed = (revents & (POLLHUP | POLLERR)) != 0;
   if (!c.out_empty() && ((revents & POLLOUT) != 0 || failed)) flush(c);
   if (c.wants_read() && ((revents & POLLIN) != 0 || failed)) read_some(c);
-  pump(c);
+  mark_ready(c);
 }
 
 void NoticeServer::Impl::read_some(Connection& c) {
@@ -599,10 +629,39 @@ void NoticeServer::Impl::read_some(Connection& c) {
   }
 }
 
-// Moves the connection on as far as it can without waiting: dispatches the next line once the
-// previous request is answered and its response written, and closes when there is nothing left.
-void NoticeServer::Impl::pump(Connection& c) {
-  while (!c.dead && !c.close_after && !c.awaiting && c.out_empty()) {
+void NoticeServer::Impl::mark_ready(Connection& c) {
+  if (c.queued || !c.may_step()) return;
+  ready_.push_back(c.id);
+  c.queued = true;
+}
+
+// One turn: a step for every connection that was ready when the turn began, in the order they
+// became ready. One that served a line queues again behind the others, so a client that pipelines
+// delays another connection's request by at most one of its own lines.
+void NoticeServer::Impl::serve_ready() {
+  for (std::size_t n = ready_.size(); n > 0; --n) {
+    const std::uint64_t id = ready_.front();
+    ready_.pop_front();
+    const auto it = connections_.find(id);
+    if (it == connections_.end()) continue;
+    Connection& c = it->second;
+    c.queued = false;
+    try {
+      if (step(c)) mark_ready(c);
+    } catch (const std::exception& e) {
+      log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      c.dead = true;
+    }
+  }
+}
+
+// Serves the connection's next line, once the previous request is answered and its response
+// written: dispatches it, or answers it here when it is malformed or too long. Empty lines are
+// skipped. Closes the connection when it is finished. True when a line was served (another may be
+// waiting).
+bool NoticeServer::Impl::step(Connection& c) {
+  bool served = false;
+  while (!served && !c.dead && !c.close_after && !c.awaiting && c.out_empty()) {
     const std::size_t newline = c.in.find('\n', c.scanned);
     std::string_view rest(c.in);
     rest.remove_prefix(c.in_pos);
@@ -628,7 +687,8 @@ void NoticeServer::Impl::pump(Connection& c) {
       c.scanned = c.in.size();
       if (rest.empty() || rest == "\r") break;
       dispatch(c, std::string(rest));
-      continue;
+      served = true;
+      break;
     }
     const std::string_view line = rest.substr(0, newline - c.in_pos);
     c.in_pos = newline + 1;
@@ -647,14 +707,46 @@ void NoticeServer::Impl::pump(Connection& c) {
       break;
     }
     dispatch(c, line);
+    served = true;
   }
-  if (c.dead || !c.out_empty() || c.awaiting) return;
+  if (c.dead || !c.out_empty() || c.awaiting) return served;
   if (c.close_after) {
     c.dead = true;
   } else if (c.eof && c.in_pos == c.in.size()) {
     log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " finished");
     c.dead = true;
   }
+  return served;
+}
+
+std::optional<std::string> NoticeServer::Impl::refusal(const PeerCredentials& peer, bool privileged,
+                                                       std::string& log_reason) const {
+  if (connections_.size() >= settings_.max_connections) {
+    log_reason = std::to_string(connections_.size()) + " connections are open";
+    return "too many connections";
+  }
+  if (privileged) return std::nullopt;
+  std::size_t of_uid = 0;
+  std::size_t unprivileged = 0;
+  for (const auto& [id, c] : connections_) {
+    if (c.privileged) continue;
+    ++unprivileged;
+    if (c.peer.uid == peer.uid) ++of_uid;
+  }
+  if (of_uid >= settings_.max_connections_per_uid) {
+    log_reason = "uid " + std::to_string(peer.uid) + " holds " + std::to_string(of_uid) +
+                 (of_uid == 1 ? " connection" : " connections") + ", the per-uid limit is " +
+                 std::to_string(settings_.max_connections_per_uid);
+    return log_reason;
+  }
+  if (unprivileged >= settings_.max_connections - settings_.reserved_for_scheduler) {
+    log_reason = std::to_string(unprivileged) +
+                 " connections of users other than root and the scheduler are open, their limit; " +
+                 std::to_string(settings_.reserved_for_scheduler) +
+                 " more are reserved for root and the scheduler";
+    return "too many connections (the others are reserved for root and the scheduler)";
+  }
+  return std::nullopt;
 }
 
 void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
@@ -729,12 +821,12 @@ void NoticeServer::Impl::flush(Connection& c) {
 
 void NoticeServer::Impl::check_idle(Clock::time_point now) {
   for (auto& [id, c] : connections_) {
-    if (c.awaiting || c.dead || now - c.last_activity < settings_.idle_timeout) continue;
+    if (c.awaiting || c.dead || now - c.last_activity < c.idle_timeout) continue;
     const bool partial = c.in_pos < c.in.size();
     log(partial || !c.out_empty() ? LogLevel::kWarn : LogLevel::kDebug,
         "closing connection " + std::to_string(id) + " of " + peer_text(c.peer) + ": idle for " +
-            std::to_string(settings_.idle_timeout.count()) + " ms" +
-            (partial ? " within a line" : "") + (!c.out_empty() ? " without reading" : ""));
+            std::to_string(c.idle_timeout.count()) + " ms" + (partial ? " within a line" : "") +
+            (!c.out_empty() ? " without reading" : ""));
     c.dead = true;
   }
 }

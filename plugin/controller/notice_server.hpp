@@ -13,6 +13,12 @@
 // Nothing a client or the handler does may end the process (OpenSM runs it): writes use
 // MSG_NOSIGNAL, exceptions are caught and logged, and a Reply outliving its connection or the
 // server does nothing.
+//
+// Nor may one local user lock the scheduler out: root and the scheduler's uid ("privileged") have
+// connection slots nobody else can take, every other uid may hold only a few connections and is
+// closed sooner when idle. Connections are served round-robin, one line per connection per turn,
+// so a client that pipelines many requests (or many lines the server answers itself) delays
+// another connection's request by at most one of its own.
 #pragma once
 
 #include <sys/types.h>
@@ -63,9 +69,19 @@ class NoticeServer {
     std::optional<std::string> group;
     /// Connections open at once; the next one is answered kBusy and closed.
     std::size_t max_connections = 64;
+    /// Connections one uid other than root and `scheduler_uid` may hold at once; its next one is
+    /// answered kBusy (naming the limit and how many it holds) and closed. 1..max_connections.
+    std::size_t max_connections_per_uid = 8;
+    /// Of max_connections, the slots only root and `scheduler_uid` may take: all other uids
+    /// together hold at most max_connections - reserved_for_scheduler. 0..max_connections - 1.
+    std::size_t reserved_for_scheduler = 8;
+    /// The scheduler's uid (Config::slurm_user), privileged like root; none: root only.
+    std::optional<uid_t> scheduler_uid;
     /// A connection the server waits on (no request with the handler) that completes no line
-    /// and accepts no response bytes for this long is closed.
-    std::chrono::milliseconds idle_timeout{60'000};
+    /// and accepts no response bytes for this long is closed: root's and the scheduler's ...
+    std::chrono::milliseconds scheduler_idle_timeout{60'000};
+    /// ... and everybody else's, sooner: their idle connections only hold slots.
+    std::chrono::milliseconds idle_timeout{10'000};
     /// Response bytes waiting for a client that does not read; beyond it the connection is
     /// closed (and logged). It bounds one response, since the next request waits for the last.
     std::size_t max_output_bytes = std::size_t{64} << 20;

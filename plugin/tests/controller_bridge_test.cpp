@@ -32,6 +32,7 @@
 #include "plugin/sdn_engine.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/xgft.hpp"
+#include "tests/param_names.hpp"
 
 namespace ibsdn::plugin {
 namespace {
@@ -337,7 +338,8 @@ TEST_P(TwoJobs, TheSecondJobRoutesAroundTheFirstJobsLoad) {
   EXPECT_EQ(links.at("swml_flows").get<int>(), 1) << links.dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, TwoJobs, ::testing::Values("sdn-greedy", "sdn-optimal"));
+INSTANTIATE_TEST_SUITE_P(Algorithms, TwoJobs, ::testing::Values("sdn-greedy", "sdn-optimal"),
+                         testing_names::ByText());
 
 TEST(ControllerBridge, ARepeatedJobStartGetsTheSameAnswerAndAConflictingOneARefusal) {
   TestFabric s;

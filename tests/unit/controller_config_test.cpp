@@ -9,6 +9,7 @@
 
 #include "plugin/controller/config.hpp"
 #include "plugin/controller/host_map.hpp"
+#include "tests/param_names.hpp"
 
 namespace ibsdn {
 namespace {
@@ -24,6 +25,8 @@ algorithms: {fat_tree: sdn-greedy, dragonfly: df-valiant, other: dmodk}
 mad: {timeout_ms: 250, retries: 5, window: 16}
 job_start_timeout_ms: 7000
 slurm_user: slurm
+notice: {max_connections: 32, max_connections_per_uid: 4, reserved_for_scheduler: 6,
+         idle_timeout_ms: 5000, scheduler_idle_timeout_ms: 30000}
 host_map: /etc/ibsdn/hosts.map
 log_level: debug
 )";
@@ -46,6 +49,11 @@ TEST(ControllerConfig, ParsesEveryKey) {
   EXPECT_EQ(c.mad.window, 16u);
   EXPECT_EQ(c.job_start_timeout_ms, 7000u);
   EXPECT_EQ(c.slurm_user, "slurm");
+  EXPECT_EQ(c.notice.max_connections, 32u);
+  EXPECT_EQ(c.notice.max_connections_per_uid, 4u);
+  EXPECT_EQ(c.notice.reserved_for_scheduler, 6u);
+  EXPECT_EQ(c.notice.idle_timeout_ms, 5000u);
+  EXPECT_EQ(c.notice.scheduler_idle_timeout_ms, 30000u);
   ASSERT_TRUE(c.host_map.has_value());
   EXPECT_EQ(*c.host_map, "/etc/ibsdn/hosts.map");
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
@@ -74,6 +82,11 @@ TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndTheKeyComesFromTheStateDi
   EXPECT_EQ(c.mad.retries, 3u);
   EXPECT_EQ(c.mad.window, 32u);
   EXPECT_EQ(c.job_start_timeout_ms, 5000u);
+  EXPECT_EQ(c.notice.max_connections, 64u);
+  EXPECT_EQ(c.notice.max_connections_per_uid, 8u);
+  EXPECT_EQ(c.notice.reserved_for_scheduler, 8u);
+  EXPECT_EQ(c.notice.idle_timeout_ms, 10000u);
+  EXPECT_EQ(c.notice.scheduler_idle_timeout_ms, 60000u);
   EXPECT_EQ(c.log_level, LogLevel::kInfo);
   EXPECT_EQ(c.switch_key_source, SwitchKeySource::kStateDirFile);
   EXPECT_FALSE(c.switch_key_file.has_value());
@@ -168,6 +181,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<BadKeyConfig>& p) { return std::string(p.param.name); });
 
 struct BadConfig {
+  const char* name;  // the test's name: what is wrong
   const char* text;
   std::size_t line;
   std::size_t column;
@@ -195,39 +209,78 @@ TEST_P(ControllerConfigRejects, NamingFileLineAndColumn) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, ControllerConfigRejects,
     ::testing::Values(
-        BadConfig{"state_dir: /x\ntabel_capacity: 10\n", 2, 1, "did you mean 'table_capacity'"},
-        BadConfig{"table_capacity: 0\n", 1, 17, "out of range 1..1000000"},
-        BadConfig{"table_capacity: 1000001\n", 1, 17, "out of range"},
-        BadConfig{"table_capacity: many\n", 1, 17, "expected a decimal integer"},
-        BadConfig{"table_capacity: \"4096\"\n", 1, 17, "expected a decimal integer"},
-        BadConfig{"table_capacity: -5\n", 1, 17, "expected a decimal integer"},
-        BadConfig{"switch_key: 12345\n", 1, 13, "0x followed by 1 to 16 hex digits"},
-        BadConfig{"switch_key: 0x0123456789abcdef0\n", 1, 13, "64-bit"},
-        BadConfig{"switch_key: 0xfoo\n", 1, 13, "hex digits"},
-        BadConfig{"state_dir: var/lib/ibsdn\n", 1, 12, "not an absolute path"},
-        BadConfig{"flow_definition_level: slid\n", 1, 24, "is not one of dlid"},
-        BadConfig{"algorithms:\n  fat_tree: sdn-bogus\n", 2, 13, "unknown routing algorithm"},
-        BadConfig{"algorithms: {fat_tre: sdn-optimal}\n", 1, 14, "did you mean 'fat_tree'"},
-        BadConfig{"mad:\n  timeout_ms: 0\n", 2, 15, "mad.timeout_ms: 0 is out of range"},
-        BadConfig{"mad:\n  window: 5000\n", 2, 11, "mad.window"},
-        BadConfig{"mad: 5\n", 1, 6, "mad: expected a map"},
-        BadConfig{"job_start_timeout_ms: 1.5\n", 1, 23, "expected a decimal integer"},
-        BadConfig{"log_level: info\nlog_level: debug\n", 2, 1, "duplicate key 'log_level'"},
-        BadConfig{"log_level: verbose\n", 1, 12, "not one of error, warn, info, debug"},
-        BadConfig{"state_dir:\ntable_capacity: 5\n", 1, 1, "state_dir: no value"},
-        BadConfig{"state_dir: [/a, /b]\n", 1, 12, "expected a single value"},
-        BadConfig{"slurm_user: 9slurm\n", 1, 13, "not a valid name"},
-        BadConfig{"socket_group: \"wheel;rm\"\n", 1, 15, "not a valid name"},
-        BadConfig{"host_map: hosts.map\n", 1, 11, "not an absolute path"},
+        BadConfig{"MisspeltKeySuggestsTheKnownOne", "state_dir: /x\ntabel_capacity: 10\n", 2, 1,
+                  "did you mean 'table_capacity'"},
+        BadConfig{"TableCapacityZero", "table_capacity: 0\n", 1, 17, "out of range 1..1000000"},
+        BadConfig{"TableCapacityAboveTheLimit", "table_capacity: 1000001\n", 1, 17, "out of range"},
+        BadConfig{"TableCapacityNotANumber", "table_capacity: many\n", 1, 17,
+                  "expected a decimal integer"},
+        BadConfig{"TableCapacityQuoted", "table_capacity: \"4096\"\n", 1, 17,
+                  "expected a decimal integer"},
+        BadConfig{"TableCapacityNegative", "table_capacity: -5\n", 1, 17,
+                  "expected a decimal integer"},
+        BadConfig{"SwitchKeyWithoutHexPrefix", "switch_key: 12345\n", 1, 13,
+                  "0x followed by 1 to 16 hex digits"},
+        BadConfig{"SwitchKeyLongerThan64Bits", "switch_key: 0x0123456789abcdef0\n", 1, 13,
+                  "64-bit"},
+        BadConfig{"SwitchKeyNotHex", "switch_key: 0xfoo\n", 1, 13, "hex digits"},
+        BadConfig{"StateDirRelative", "state_dir: var/lib/ibsdn\n", 1, 12, "not an absolute path"},
+        BadConfig{"FlowDefinitionLevelUnknown", "flow_definition_level: slid\n", 1, 24,
+                  "is not one of dlid"},
+        BadConfig{"AlgorithmUnknown", "algorithms:\n  fat_tree: sdn-bogus\n", 2, 13,
+                  "unknown routing algorithm"},
+        BadConfig{"AlgorithmsKeyMisspelt", "algorithms: {fat_tre: sdn-optimal}\n", 1, 14,
+                  "did you mean 'fat_tree'"},
+        BadConfig{"MadTimeoutZero", "mad:\n  timeout_ms: 0\n", 2, 15,
+                  "mad.timeout_ms: 0 is out of range"},
+        BadConfig{"MadWindowAboveTheLimit", "mad:\n  window: 5000\n", 2, 11, "mad.window"},
+        BadConfig{"MadNotAMap", "mad: 5\n", 1, 6, "mad: expected a map"},
+        BadConfig{"JobStartTimeoutNotAnInteger", "job_start_timeout_ms: 1.5\n", 1, 23,
+                  "expected a decimal integer"},
+        BadConfig{"KeyGivenTwice", "log_level: info\nlog_level: debug\n", 2, 1,
+                  "duplicate key 'log_level'"},
+        BadConfig{"LogLevelUnknown", "log_level: verbose\n", 1, 12,
+                  "not one of error, warn, info, debug"},
+        BadConfig{"KeyWithoutValue", "state_dir:\ntable_capacity: 5\n", 1, 1,
+                  "state_dir: no value"},
+        BadConfig{"ListWhereOneValueIsExpected", "state_dir: [/a, /b]\n", 1, 12,
+                  "expected a single value"},
+        BadConfig{"SlurmUserInvalidName", "slurm_user: 9slurm\n", 1, 13, "not a valid name"},
+        BadConfig{"SocketGroupInvalidName", "socket_group: \"wheel;rm\"\n", 1, 15,
+                  "not a valid name"},
+        BadConfig{"HostMapRelative", "host_map: hosts.map\n", 1, 11, "not an absolute path"},
+        BadConfig{"NoticeMaxConnectionsZero", "notice: {max_connections: 0}\n", 1, 27,
+                  "notice.max_connections: 0 is out of range 1..4096"},
+        BadConfig{"NoticeIdleTimeoutZero", "notice: {idle_timeout_ms: 0}\n", 1, 27,
+                  "out of range 1..86400000"},
+        BadConfig{"NoticeKeyMisspelt", "notice: {idle_timout_ms: 5}\n", 1, 10,
+                  "did you mean 'idle_timeout_ms'"},
+        BadConfig{"NoticeReservedLeavesNoConnection",
+                  "notice:\n  max_connections: 4\n  max_connections_per_uid: 2\n"
+                  "  reserved_for_scheduler: 4\n",
+                  4, 27, "reserved_for_scheduler: 4 leaves no connection"},
+        BadConfig{"NoticeMaxConnectionsBelowDefaultPerUid", "notice: {max_connections: 4}\n", 1, 27,
+                  "below the default notice.max_connections_per_uid (8); set that too"},
+        BadConfig{"NoticeMaxConnectionsNotAboveDefaultReserved",
+                  "notice: {max_connections: 8, max_connections_per_uid: 2}\n", 1, 27,
+                  "with the default notice.reserved_for_scheduler (8); set that too"},
+        BadConfig{"NoticePerUidAboveMaxConnections",
+                  "notice:\n  max_connections_per_uid: 9\n  max_connections: 8\n", 2, 28,
+                  "max_connections_per_uid: 9 exceeds notice.max_connections (8)"},
+        BadConfig{"NoticeNotAMap", "notice: 64\n", 1, 9, "notice: expected a map"},
         BadConfig{
+            "NoticeSocketPathTooLong",
             "notice_socket: /run/ibsdn/"
             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
             "aaaaaaaaaaaaaaaaaaaaaa.sock\n",
             1, 16, "limit of a Unix socket path"},
-        BadConfig{"algorithms: [sdn-optimal]\n", 1, 13, "algorithms: expected a map"},
-        BadConfig{"mad: {timeout_ms: 200\n", 2, 1, "YAML syntax"},
-        BadConfig{"log_level: info\n---\nlog_level: warn\n", 3, 1, "only one YAML document"},
-        BadConfig{"- a\n- b\n", 1, 1, "top level: expected a map"}));
+        BadConfig{"AlgorithmsNotAMap", "algorithms: [sdn-optimal]\n", 1, 13,
+                  "algorithms: expected a map"},
+        BadConfig{"YamlSyntaxError", "mad: {timeout_ms: 200\n", 2, 1, "YAML syntax"},
+        BadConfig{"SeveralDocuments", "log_level: info\n---\nlog_level: warn\n", 3, 1,
+                  "only one YAML document"},
+        BadConfig{"TopLevelNotAMap", "- a\n- b\n", 1, 1, "top level: expected a map"}),
+    testing_names::ByCaseName());
 
 std::string temp_dir() {
   std::string templ = (std::filesystem::temp_directory_path() / "ibsdn-cfg-XXXXXX").string();
@@ -297,6 +350,7 @@ TEST(HostMap, ParsesGuidsQuotedAndBarePrefixes) {
 }
 
 struct BadMap {
+  const char* name;  // the test's name: what is wrong
   const char* text;
   std::size_t line;
   std::size_t column;
@@ -319,17 +373,19 @@ TEST_P(HostMapRejects, NamingLineAndColumn) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, HostMapRejects,
-    ::testing::Values(BadMap{"a 0x1\n# c\na 0x2\n", 3, 1, "already mapped on line 1"},
-                      BadMap{"a 0x1\nb 0x01\n", 2, 3, "GUID already mapped on line 1"},
-                      BadMap{"a \"n1 HCA-1\"\nb n1 HCA-1\n", 2, 3,
-                             "prefix already mapped on line 1"},
-                      BadMap{"bad_host 0x1\n", 1, 1, "not a valid host name"},
-                      BadMap{"node01\n", 1, 7, "missing the NodeDescription prefix or GUID"},
-                      BadMap{"node01   # only a comment\n", 1, 10, "missing"},
-                      BadMap{"node01 \"open\n", 1, 8, "unterminated"},
-                      BadMap{"node01 \"x\" y\n", 1, 12, "unexpected text"},
-                      BadMap{"node01 0x0\n", 1, 8, "GUID 0"},
-                      BadMap{"node01 \"\"\n", 1, 8, "empty NodeDescription prefix"}));
+    ::testing::Values(
+        BadMap{"HostMappedTwice", "a 0x1\n# c\na 0x2\n", 3, 1, "already mapped on line 1"},
+        BadMap{"GuidMappedTwice", "a 0x1\nb 0x01\n", 2, 3, "GUID already mapped on line 1"},
+        BadMap{"PrefixMappedTwice", "a \"n1 HCA-1\"\nb n1 HCA-1\n", 2, 3,
+               "prefix already mapped on line 1"},
+        BadMap{"InvalidHostName", "bad_host 0x1\n", 1, 1, "not a valid host name"},
+        BadMap{"HostWithoutTarget", "node01\n", 1, 7, "missing the NodeDescription prefix or GUID"},
+        BadMap{"HostWithOnlyAComment", "node01   # only a comment\n", 1, 10, "missing"},
+        BadMap{"UnterminatedQuote", "node01 \"open\n", 1, 8, "unterminated"},
+        BadMap{"TextAfterTheQuotedPrefix", "node01 \"x\" y\n", 1, 12, "unexpected text"},
+        BadMap{"GuidZero", "node01 0x0\n", 1, 8, "GUID 0"},
+        BadMap{"EmptyPrefix", "node01 \"\"\n", 1, 8, "empty NodeDescription prefix"}),
+    testing_names::ByCaseName());
 
 TEST(HostMap, DescriptionPrefixesMatchWholeWords) {
   EXPECT_TRUE(description_matches("node01 HCA-1", "node01"));

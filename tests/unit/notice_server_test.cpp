@@ -1,9 +1,12 @@
+#include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,10 +17,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -89,6 +94,7 @@ class Client {
     return true;
   }
   void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
+  [[nodiscard]] int fd() const { return fd_; }
   void close() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
@@ -548,6 +554,8 @@ TEST(NoticeServer, ConnectionsBeyondTheMaximum_AreAnsweredBusyAndClosed) {
   LogSink logs;
   NoticeServer::Settings settings = settings_for(path);
   settings.max_connections = 2;
+  settings.max_connections_per_uid = 2;
+  settings.reserved_for_scheduler = 0;
   NoticeServer server(settings, pong_handler(), logs.log());
   auto a = std::make_unique<Client>(path);
   Client b(path);
@@ -656,6 +664,7 @@ TEST(NoticeServer, IdleConnection_IsClosedButNotWhileItsRequestIsOut) {
   LogSink logs;
   NoticeServer::Settings settings = settings_for(path);
   settings.idle_timeout = 100ms;
+  settings.scheduler_idle_timeout = 100ms;
   NoticeServer server(settings, held.handler(), logs.log());
 
   Client busy(path);
@@ -699,6 +708,353 @@ TEST(NoticeServer, MultiLineResponse_IsReplacedByAnInternalError) {
   Client client(dir.file("s.sock"));
   ASSERT_TRUE(client.send(kPing));
   EXPECT_EQ(error_code(client.read_json()), "internal");
+}
+
+// ---- Fairness between connections ---------------------------------------------------------
+
+// Holds the server's thread in the handler of one request (a `stats` query), so that the test can
+// have several connections' lines waiting before the server looks at them again. Every other
+// request is held for the test to answer, in the order the server passed them on.
+class Stall {
+ public:
+  NoticeServer::Handler handler(std::function<void(const Request&)> on_request = {}) {
+    return [this, on_request](Request request, PeerCredentials peer, NoticeServer::Reply reply) {
+      if (std::holds_alternative<StatsQuery>(request)) {
+        stalled_.set_value();
+        release_.get_future().wait();
+        reply(to_line(ok_response()));
+        return;
+      }
+      if (on_request) on_request(request);
+      held_.handler()(std::move(request), peer, std::move(reply));
+    };
+  }
+  bool wait_until_stalled() {
+    return stalled_.get_future().wait_for(kWait) == std::future_status::ready;
+  }
+  void release() { release_.set_value(); }
+  HeldRequests& held() { return held_; }
+
+ private:
+  std::promise<void> stalled_;
+  std::promise<void> release_;
+  HeldRequests held_;
+};
+
+const std::string kStats = R"({"v":1,"op":"stats"})"
+                           "\n";
+
+TEST(NoticeServer, PipelinedRequests_OfOneConnectionDelayAnothersRequestByAtMostOne) {
+  TempDir dir;
+  const std::string path = dir.file("s.sock");
+  Stall stall;
+  NoticeServer server(settings_for(path), stall.handler(), nullptr);
+  Client staller(path);
+  Client pipelining(path);
+  Client single(path);
+  ASSERT_TRUE(staller.send(kStats));
+  ASSERT_TRUE(stall.wait_until_stalled());
+  std::string pings;
+  for (int i = 0; i < 1000; ++i) pings += kPing;
+  ASSERT_TRUE(pipelining.send(pings));
+  ASSERT_TRUE(single.send(job_end(7)));
+  stall.release();
+
+  // Served like the controller thread does: in the order the server passed the requests on.
+  HeldRequests& held = stall.held();
+  std::size_t served_before_single = 0;
+  for (std::size_t i = 0;; ++i) {
+    ASSERT_TRUE(held.wait_for(i + 1)) << "request " << i << " never came";
+    if (std::holds_alternative<JobEndRequest>(held.request(i))) break;
+    ++served_before_single;
+    held.reply(i)(to_line(pong_response("test")));
+  }
+  EXPECT_LE(served_before_single, 1u);
+  held.reply(served_before_single)(tagged_ok(7));
+  EXPECT_EQ(single.read_json().value().at("job"), 7);
+  // The pipelining connection still gets all of its answers, one request at a time. It reads
+  // them meanwhile: a client that does not read is no longer served (back-pressure).
+  std::atomic<int> pongs{0};
+  std::thread reader([&] {
+    while (pongs < 1000 && is_pong(pipelining.read_json())) ++pongs;
+  });
+  for (std::size_t i = served_before_single + 1; i <= 1000; ++i) {
+    if (!held.wait_for(i + 1)) {
+      ADD_FAILURE() << "ping " << i << " never came";
+      break;
+    }
+    EXPECT_EQ(held.size(), i + 1) << "two requests of one connection with the handler at once";
+    held.reply(i)(to_line(pong_response("test")));
+  }
+  reader.join();
+  EXPECT_EQ(pongs.load(), 1000);
+}
+
+// Lines the server answers itself (here: an unknown op) take a turn each too: 1000 of them do not
+// run ahead of another connection's request.
+TEST(NoticeServer, LinesTheServerAnswersItself_AreServedOneATurnLikeRequests) {
+  TempDir dir;
+  const std::string path = dir.file("s.sock");
+  const std::string bad = R"({"v":1,"op":"nope"})";
+  const std::string bad_answer = to_line(error_response(parse_request(bad).error()));
+  std::atomic<int> pipelining_fd{-1};
+  std::atomic<long> answered_before_ping{-1};
+  Stall stall;
+  NoticeServer server(settings_for(path), stall.handler([&](const Request& request) {
+    if (!std::holds_alternative<PingQuery>(request)) return;
+    // The bad lines' answers the server has written so far, still unread by the client.
+    int bytes = 0;
+    if (::ioctl(pipelining_fd.load(), FIONREAD, &bytes) == 0) {
+      answered_before_ping = bytes / static_cast<long>(bad_answer.size());
+    }
+  }),
+                      nullptr);
+  Client staller(path);
+  Client pipelining(path);
+  Client single(path);
+  pipelining_fd = pipelining.fd();
+  ASSERT_TRUE(staller.send(kStats));
+  ASSERT_TRUE(stall.wait_until_stalled());
+  std::string lines;
+  for (int i = 0; i < 1000; ++i) lines += bad + "\n";
+  ASSERT_TRUE(pipelining.send(lines));
+  ASSERT_TRUE(single.send(kPing));
+  stall.release();
+
+  ASSERT_TRUE(stall.held().wait_for(1));
+  EXPECT_GE(answered_before_ping.load(), 0);
+  EXPECT_LE(answered_before_ping.load(), 2);
+  stall.held().reply(0)(to_line(pong_response("test")));
+  EXPECT_TRUE(is_pong(single.read_json()));
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(error_code(pipelining.read_json()), "unknown_op") << i;
+}
+
+// ---- Connection limits per uid (needs root: the clients run as other users) ------------------
+
+constexpr uid_t kNobody = 65534;
+constexpr gid_t kNogroup = 65534;
+
+// A child process running `body` as another uid, with group nogroup (which owns the test's
+// socket). body's result comes back through report(); the connections it opened (leaked on
+// purpose) stay open until release() lets the child exit.
+class AsUser {
+ public:
+  AsUser(uid_t uid, const std::function<std::string()>& body) {
+    int report[2];
+    int hold[2];
+    if (::pipe(report) != 0) throw std::runtime_error("pipe failed");
+    if (::pipe(hold) != 0) throw std::runtime_error("pipe failed");
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      // Only the two pipes: a copy of the server's descriptors (the parent's test runs it) would
+      // keep connections the server closes open.
+      const int lo = std::min(report[1], hold[0]);
+      const int hi = std::max(report[1], hold[0]);
+      ::close_range(3, lo - 1, 0);
+      ::close_range(lo + 1, hi - 1, 0);
+      ::close_range(hi + 1, ~0U, 0);
+      std::string out;
+      if (::setgroups(0, nullptr) != 0 || ::setgid(kNogroup) != 0 || ::setuid(uid) != 0) {
+        out = "cannot become uid " + std::to_string(uid);
+      } else {
+        try {
+          out = body();
+        } catch (const std::exception& e) {
+          out = std::string("exception: ") + e.what();
+        }
+      }
+      for (std::string_view rest = out; !rest.empty();) {
+        const ssize_t n = ::write(report[1], rest.data(), rest.size());
+        if (n <= 0) break;
+        rest.remove_prefix(static_cast<std::size_t>(n));
+      }
+      ::close(report[1]);
+      char byte;
+      while (::read(hold[0], &byte, 1) < 0 && errno == EINTR) {
+      }
+      ::_exit(0);
+    }
+    ::close(report[1]);
+    ::close(hold[0]);
+    report_fd_ = report[0];
+    hold_fd_ = hold[1];
+  }
+  AsUser(const AsUser&) = delete;
+  AsUser& operator=(const AsUser&) = delete;
+  ~AsUser() { release(); }
+
+  /// What body returned (waits for it).
+  std::string report() {
+    std::string out;
+    const auto deadline = std::chrono::steady_clock::now() + 4 * kWait;
+    while (report_fd_ >= 0 && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{report_fd_, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      char chunk[4096];
+      const ssize_t n = ::read(report_fd_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      out.append(chunk, static_cast<std::size_t>(n));
+    }
+    return out;
+  }
+
+  /// Lets the child exit (closing its connections) and reaps it.
+  void release() {
+    if (hold_fd_ >= 0) ::close(hold_fd_);
+    hold_fd_ = -1;
+    if (report_fd_ >= 0) ::close(report_fd_);
+    report_fd_ = -1;
+    if (pid_ > 0) {
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int report_fd_ = -1;
+  int hold_fd_ = -1;
+};
+
+// Opens `count` connections and pings on each: "accepted N" and every distinct refusal as
+// "busy: MESSAGE" lines. The accepted connections stay open (leaked: the child holds them until it
+// exits), and are added to `accepted_clients` when given.
+std::string open_and_ping(const std::string& path, int count,
+                          std::vector<Client*>* accepted_clients = nullptr) {
+  std::vector<Client*> clients;
+  for (int i = 0; i < count; ++i) {
+    clients.push_back(new Client(path));
+    (void)clients.back()->send(kPing);
+  }
+  int accepted = 0;
+  std::set<std::string> refusals;
+  for (Client* c : clients) {
+    const auto answer = c->read_json();
+    if (is_pong(answer)) {
+      ++accepted;
+      if (accepted_clients != nullptr) accepted_clients->push_back(c);
+    } else {
+      refusals.insert(error_code(answer) + ": " +
+                      (answer ? answer->at("error").at("message").get<std::string>() : "-") +
+                      (c->closed_within() ? "" : " (left open)"));
+    }
+  }
+  std::string out = "accepted " + std::to_string(accepted);
+  for (const std::string& r : refusals) out += "\n" + r;
+  return out;
+}
+
+// The socket as members of group nogroup reach it, in a directory they may enter.
+struct SharedSocket {
+  TempDir dir;
+  std::string path = dir.file("s.sock");
+  NoticeServer::Settings settings() const {
+    NoticeServer::Settings s = settings_for(path);
+    s.group = ::getgrgid(kNogroup)->gr_name;
+    return s;
+  }
+  SharedSocket() { ::chmod(std::filesystem::path(path).parent_path().c_str(), 0755); }
+};
+
+bool can_switch_users() {
+  return ::geteuid() == 0 && ::getgrgid(kNogroup) != nullptr;
+}
+
+TEST(NoticeServer, OneUsersConnectionsBeyondItsLimit_AreRefusedBusyNamingTheLimit) {
+  if (!can_switch_users()) GTEST_SKIP() << "needs root (to connect as other users) and nogroup";
+  SharedSocket shared;
+  LogSink logs;
+  NoticeServer::Settings settings = shared.settings();
+  settings.max_connections = 16;
+  settings.max_connections_per_uid = 3;
+  settings.reserved_for_scheduler = 2;
+  NoticeServer server(settings, pong_handler(), logs.log());
+
+  AsUser nobody(kNobody, [&] {
+    std::vector<Client*> held;
+    std::string out = open_and_ping(shared.path, 4, &held);
+    Client again(shared.path);
+    out += "\nagain: " + error_code(again.read_json());
+    // The refusals cost the user nothing it held: its connections still answer.
+    for (Client* c : held) out += c->send(kPing) && is_pong(c->read_json()) ? "\npong" : "\nlost";
+    return out;
+  });
+  EXPECT_EQ(nobody.report(),
+            "accepted 3\n"
+            "busy: uid 65534 holds 3 connections, the per-uid limit is 3\n"
+            "again: busy\npong\npong\npong");
+  // Another user, and root, are not affected.
+  AsUser other(60'001, [&] { return open_and_ping(shared.path, 3); });
+  EXPECT_EQ(other.report(), "accepted 3");
+  Client root(shared.path);
+  ASSERT_TRUE(root.send(kPing));
+  EXPECT_TRUE(is_pong(root.read_json()));
+  EXPECT_TRUE(
+      logs.contains(LogLevel::kWarn, "uid 65534 holds 3 connections, the per-uid limit is 3"));
+  EXPECT_EQ(server.connections(), 7u);
+}
+
+// The issue's case: members of socket_group hold every connection they can; root and the
+// scheduler still connect and get answers.
+TEST(NoticeServer, SixtyFourConnectionsOfOtherUsers_CannotLockRootOrTheSchedulerOut) {
+  if (!can_switch_users()) GTEST_SKIP() << "needs root (to connect as other users) and nogroup";
+  SharedSocket shared;
+  NoticeServer::Settings settings = shared.settings();  // 64 connections, 8 per uid, 8 reserved
+  constexpr uid_t kScheduler = 60'100;
+  settings.scheduler_uid = kScheduler;
+  NoticeServer server(settings, pong_handler(), nullptr);
+
+  AsUser nobody(kNobody, [&] { return open_and_ping(shared.path, 64); });
+  EXPECT_EQ(nobody.report(),
+            "accepted 8\n"
+            "busy: uid 65534 holds 8 connections, the per-uid limit is 8");
+  // Six more users fill what is left to users other than root and the scheduler (56).
+  std::vector<std::unique_ptr<AsUser>> others;
+  for (uid_t uid = 60'001; uid <= 60'006; ++uid) {
+    others.push_back(std::make_unique<AsUser>(uid, [&] { return open_and_ping(shared.path, 8); }));
+    EXPECT_EQ(others.back()->report(), "accepted 8") << uid;
+  }
+  AsUser late(60'007, [&] { return open_and_ping(shared.path, 1); });
+  EXPECT_EQ(late.report(),
+            "accepted 0\n"
+            "busy: too many connections (the others are reserved for root and the scheduler)");
+  ASSERT_EQ(server.connections(), 56u);
+
+  Client root(shared.path);
+  ASSERT_TRUE(root.send(kPing));
+  EXPECT_TRUE(is_pong(root.read_json()));
+  AsUser scheduler(kScheduler, [&] { return open_and_ping(shared.path, 7); });
+  EXPECT_EQ(scheduler.report(), "accepted 7");
+  // Every slot is taken now; root's next one is refused like any other beyond max_connections.
+  Client beyond(shared.path);
+  EXPECT_EQ(error_code(beyond.read_json()), "busy");
+}
+
+TEST(NoticeServer, IdleConnectionsOfOtherUsers_AreClosedSoonerThanRootsAndTheSchedulers) {
+  if (!can_switch_users()) GTEST_SKIP() << "needs root (to connect as other users) and nogroup";
+  SharedSocket shared;
+  NoticeServer::Settings settings = shared.settings();
+  settings.idle_timeout = 200ms;
+  settings.scheduler_idle_timeout = 60s;
+  NoticeServer server(settings, pong_handler(), nullptr);
+
+  Client root(shared.path);
+  AsUser nobody(kNobody, [&] {
+    Client idle(shared.path);
+    const auto start = std::chrono::steady_clock::now();
+    if (!idle.closed_within(kWait)) return std::string("still open");
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
+    return std::string(took >= 150ms ? "closed after the idle timeout" : "closed too early");
+  });
+  EXPECT_EQ(nobody.report(), "closed after the idle timeout");
+  // Root's connection, idle as long, is still served.
+  ASSERT_TRUE(root.send(kPing));
+  EXPECT_TRUE(is_pong(root.read_json()));
 }
 
 }  // namespace
