@@ -11,7 +11,8 @@
 #     restarted reloads its jobs and repairs a switch emptied meanwhile;
 #  5. a stopped agent: job_start still answers within the timeout, degraded, naming the switch;
 #  6. bad notices (garbage, a 2 MiB line, unknown hosts, unknown jobs, a non-root user) are
-#     refused and leave the jobs and every switch table unchanged;
+#     refused and leave the jobs and every switch table unchanged; 64 idle connections of a
+#     socket-group member do not keep root's job_start out, and that user's next one is refused;
 #  7. a cable an entry sends traffic over is unplugged (ibsim's Unlink): after OpenSM's sweep the
 #     controller re-routes the job, no entry uses the dead port, and the switches' tables with
 #     OpenSM's new LFTs again trace exactly the controller's routes;
@@ -281,6 +282,36 @@ as_nobody job phase --job 48 --end swap >/dev/null || fail "nobody could not end
 "$ctl" job end --job 48 >/dev/null || fail "job end 48"
 wait_switches_hold_intent "after job 48"
 pass "nobody's own job: its phase notices accepted, entries swapped and back"
+
+# 64 idle connections from a socket-group member (nobody) must not lock the scheduler out.
+mkfifo "$WORK/hold"
+# /usr/bin/python3: a python under root's home (pyenv) is out of nobody's reach.
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 - "$WORK/notice.sock" "$WORK/hold" \
+  >"$WORK/flood.out" 2>&1 <<'PY' &
+import socket, sys
+held, refused = [], 0
+for _ in range(64):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(sys.argv[1])
+        held.append(s)
+    except OSError:
+        refused += 1
+print(f"connected {len(held)}, refused at connect {refused}", flush=True)
+open(sys.argv[2]).read()  # hold them until told
+PY
+flood=$!
+sleep 1
+t0=$(date +%s%N)
+"$ctl" --json job start --job 49 --user root --nodes n0003,n0004 --pattern ring \
+  >"$WORK/ready49.json" || fail "job start 49 while nobody holds 64 connections: $(cat "$WORK/ready49.json")"
+ms=$((($(date +%s%N) - t0) / 1000000))
+as_nobody ping >"$WORK/nobody-ping.out" 2>&1 && fail "nobody got a 65th connection past its per-uid limit"
+grep -q "busy" "$WORK/nobody-ping.out" || fail "nobody's extra connection: $(cat "$WORK/nobody-ping.out")"
+echo >"$WORK/hold"
+wait "$flood" || true
+"$ctl" job end --job 49 >/dev/null || fail "job end 49"
+pass "nobody holding 64 idle connections: root's job_start answered in $ms ms; nobody's next connection refused busy by its per-uid limit"
 
 # --- 8. overlapping jobs ----------------------------------------------------------------------
 for id in 43 44 45; do "$ctl" job end --job "$id" >/dev/null || fail "job end $id"; done
