@@ -23,6 +23,7 @@
 #include "cli/response_format.hpp"
 #include "flowtable/flow_text.hpp"
 #include "plugin/notice/notice.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn::cli {
 namespace {
@@ -31,22 +32,7 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // A private directory for sockets and matrix files, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ibsdnctl-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using test::TempDir;
 
 struct Outcome {
   int exit_code = 0;

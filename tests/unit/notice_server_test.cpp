@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "plugin/controller/notice_server.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {
 namespace {
@@ -41,24 +42,7 @@ using nlohmann::json;
 // Generous: the tests wait for events, they never measure speed.
 constexpr std::chrono::milliseconds kWait = 5s;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (std::filesystem::temp_directory_path() / "ibsdn-notice-XXXXXX").string();
-    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = templ;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using test::TempDir;
 
 sockaddr_un address_of(const std::string& path) {
   sockaddr_un addr{};

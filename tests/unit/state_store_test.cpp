@@ -25,26 +25,12 @@
 #include <vector>
 
 #include "plugin/controller/state_store.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (std::filesystem::temp_directory_path() / "ibsdn-state-XXXXXX").string();
-    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::TempDir;
 
 FlowEntry entry(std::uint64_t job, std::uint16_t priority, std::uint16_t slid, std::uint16_t dlid,
                 std::uint8_t port) {

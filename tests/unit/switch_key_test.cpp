@@ -1,4 +1,5 @@
 #include "plugin/controller/switch_key.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -17,22 +18,7 @@
 namespace ibsdn {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (std::filesystem::temp_directory_path() / "ibsdn-key-XXXXXX").string();
-    if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::TempDir;
 
 // Writes a key file with `mode` (chmod after writing, so the umask does not interfere).
 std::string key_file(const std::string& dir, const std::string& text, mode_t mode = 0600) {
