@@ -9,6 +9,7 @@
 
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/path_signature.hpp"
 #include "plugin/controller/switch_sync.hpp"
 #include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
@@ -48,18 +49,6 @@ bool more_important(const Flow& a, const Flow& b) {
   if (a.elephant != b.elephant) return a.elephant;
   if (a.bytes != b.bytes) return a.bytes > b.bytes;
   return a.weight > b.weight;
-}
-
-using Signature = std::vector<std::pair<std::uint64_t, std::uint8_t>>;
-
-Signature signature_of(const Fabric& f, const Path& p) {
-  Signature sig;
-  sig.reserve(p.size());
-  for (const LinkId l : p) {
-    const Link& link = f.link(l);
-    sig.emplace_back(f.node(link.from).guid.value(), link.from_port.value());
-  }
-  return sig;
 }
 
 /// Takes a job's load off the network state for as long as it lives (routing a job must not
@@ -615,129 +604,6 @@ void JobController::withdraw(JobId id, Job& j) {
   } catch (const std::exception& e) {
     log(LogLevel::kError, job_text(id) + ": cannot update the state store: " + e.what());
   }
-}
-
-// ---- Keeping jobs on their paths ----------------------------------------------------------
-
-void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown) {
-  const std::string occasion = after ? "after a job before it changed" : "on the new fabric";
-  const Fabric& f = fabric_->subnet.fabric;
-  for (auto& [id, jp] : ordered_jobs()) {
-    Job& j = *jp;
-    if (after && order_of(id, j) <= *after) continue;
-    bool ok = true;
-    std::string why;
-    try {
-      if (j.nodes.empty() || j.flows.empty() || !j.routed) {
-        j.nodes = resolve_hosts(fabric_->subnet, hosts_ ? &*hosts_ : nullptr, j.request.nodes);
-        JobTraffic t = build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node,
-                                         j.request.mapping, j.request.elephants, id,
-                                         config_.limits.max_rank_flows);
-        j.flows = std::move(t.flows);
-        j.rank_flows = t.rank_flows;
-      }
-    } catch (const std::exception& e) {
-      if (j.routed && net_->job(id)) net_->remove_job(id);
-      j.routed = false;
-      j.ready.degraded = true;
-      ++j.version;
-      log(LogLevel::kError, job_text(id) + " cannot be placed on this fabric: " + e.what() +
-                                "; it keeps its entries but carries no load until its hosts "
-                                "return");
-      continue;
-    }
-    for (const auto& [g, entries] : j.entries) ok = ok && switch_of(g).has_value();
-    // Where its traffic goes now, through the LFTs and every job's entries as they stand.
-    std::vector<Path> paths;
-    std::vector<Signature> signature;
-    if (ok) {
-      try {
-        TraceOptions to;
-        to.override_port = flow_table_override(all_tables());
-        for (const Flow& fl : j.flows) {
-          Trace t = trace(f, fabric_->lfts, fl.src, fl.dst, to);
-          if (!t.ok()) {
-            ok = false;
-            why = t.error;
-            break;
-          }
-          signature.push_back(signature_of(f, t.path));
-          paths.push_back(std::move(t.path));
-        }
-      } catch (const std::exception& e) {
-        ok = false;
-        why = e.what();
-      }
-    }
-    const bool known = !j.signature.empty() || j.flows.empty();
-    if (ok && ((accept_unknown && !known) || signature == j.signature)) {
-      if (!net_->job(id)) {
-        net_->restore_job(
-            NetworkState::Job{id, j.algorithm, j.flows, paths, evaluate(f, j.flows, paths)});
-      }
-      j.effective = std::move(paths);
-      j.signature = std::move(signature);
-      if (j.off_path.size() != j.flows.size()) j.off_path.assign(j.flows.size(), OffPath::kNone);
-      if (j.shared_with.size() != j.flows.size()) j.shared_with.assign(j.flows.size(), JobId(0));
-      j.routed = true;
-      ++j.version;
-      continue;
-    }
-    // Its traffic moved or broke: route it again on what the fabric is now. A fabric that lost a
-    // cable may no longer be the topology the job's algorithm needs (a fat-tree with a missing
-    // up-link is not an XGFT): then the algorithm configured for the fabric takes over.
-    try {
-      const std::string fitting = choose_algorithm();
-      if (j.algorithm != fitting && !make_algorithm(j.algorithm)->unsupported_reason(f).empty()) {
-        log(LogLevel::kWarn, job_text(id) + ": " + j.algorithm +
-                                 " cannot route the fabric any more; using " + fitting);
-        j.algorithm = fitting;
-      }
-      place(id, j, deadline_from(Clock::now()));
-      ++counters_["reroutes"];
-      log(LogLevel::kInfo, job_text(id) + " re-routed " + occasion +
-                               (why.empty() ? "" : " (" + why + ")") + ": L_D " +
-                               std::to_string(j.ready.max_link_load) + ", " +
-                               std::to_string(j.ready.entries) + " entries");
-    } catch (const std::exception& e) {
-      if (cancel_.load()) {
-        // Shutting down: the job keeps its entries; the next start reconciles it.
-        log(LogLevel::kWarn, job_text(id) + " not re-routed: the controller is stopping");
-        return;
-      }
-      log(LogLevel::kError, job_text(id) + " could not be re-routed (" + e.what() +
-                                "); its entries are removed, its traffic takes the default routes");
-      withdraw(id, j);
-    }
-  }
-}
-
-void JobController::fabric_updated(FabricSnapshot snapshot) {
-  const bool first = fabric_ == nullptr;
-  fabric_ = std::make_shared<const FabricSnapshot>(std::move(snapshot));
-  net_ = std::make_unique<NetworkState>(fabric_->subnet.fabric);
-  ++counters_["subnet_ups"];
-  if (first && !reloaded_) {
-    reload_from_store();
-    reloaded_ = true;
-  }
-  // Node indices may differ on the new fabric: every job's flows are rebuilt and re-traced.
-  for (auto& [id, j] : jobs_) {
-    j.nodes.clear();
-    j.flows.clear();
-    j.routed = false;
-  }
-  note_cabling();
-  reconcile(std::nullopt, first);
-  const AuditOutcome a = audit_switches(due_switches(), true);
-  std::size_t unreachable = 0;
-  for (const AuditFinding& fd : a.findings) unreachable += fd.kind == "unreachable";
-  log(a.repaired > 0 || unreachable > 0 ? LogLevel::kWarn : LogLevel::kInfo,
-      "audit after SUBNET UP: " + std::to_string(a.checked) + " switches, " +
-          std::to_string(a.findings.size() - unreachable) + " differences (" +
-          std::to_string(a.repaired) + " FlowMods to repair), " + std::to_string(unreachable) +
-          " unreachable");
-  publish();
 }
 
 }  // namespace ibsdn::plugin
