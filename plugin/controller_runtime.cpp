@@ -19,6 +19,11 @@ using Clock = std::chrono::steady_clock;
 // notices or sweeps must not exhaust memory.
 constexpr std::size_t kMaxQueuedEvents = 4096;
 
+// Queries that read the switches (audit, flows --from-switch) a user other than root and the
+// Slurm user may have waiting at once; more are answered busy. Each costs a MAD round trip per
+// switch on the controller thread: a loop of them must not fill the queue.
+constexpr std::size_t kMaxQueuedReadsPerUser = 2;
+
 // How often the controller thread asks for OpenSM's SM state when nothing else wakes it: a
 // master that became standby stops acting on the switches within this time.
 constexpr auto kSmStatePoll = std::chrono::seconds(1);
@@ -72,6 +77,7 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
   config_.switch_key = resolve_switch_key(config_, state_notes);  // the store holds the dir's lock
   for (const std::string& n : state_notes) glue_.info("warning: " + n);
   const std::optional<std::uint32_t> slurm_uid = uid_of_user(config_.slurm_user);
+  if (slurm_uid) scheduler_uid_ = static_cast<uid_t>(*slurm_uid);
   if (!slurm_uid) {
     glue_.info("warning: slurm_user '" + config_.slurm_user +
                "' does not exist: only root may start and end jobs");
@@ -212,18 +218,44 @@ void Controller::mad_failed(Lid dlid, const mad::MadBytes& request, bool timed_o
   transport_.failed(dlid, request, timed_out);
 }
 
+Lane lane_of(const Request& request, uid_t uid, std::optional<uid_t> scheduler_uid) {
+  const bool scheduler = uid == 0 || (scheduler_uid && uid == *scheduler_uid);
+  const bool job_notice = std::holds_alternative<JobStartRequest>(request) ||
+                          std::holds_alternative<JobEndRequest>(request) ||
+                          std::holds_alternative<PhaseRequest>(request) ||
+                          std::holds_alternative<HintRequest>(request);
+  if (scheduler) return job_notice ? Lane::kUrgent : Lane::kNormal;
+  return job_notice ? Lane::kNormal : Lane::kUserRead;
+}
+
+Lane Controller::lane_of(const Event& e) const {
+  const auto* n = std::get_if<Notice>(&e);
+  if (n == nullptr) return Lane::kUrgent;  // a SUBNET UP
+  return plugin::lane_of(n->request, n->peer.uid, scheduler_uid_);
+}
+
 void Controller::enqueue(Event e) {
+  std::string refused = "the controller's queue is full; retry";
   {
     std::lock_guard lock(mu_);
-    if (accepting_ && queue_.size() < kMaxQueuedEvents) {
-      queue_.push_back(std::move(e));
+    const Lane lane = lane_of(e);
+    const uid_t uid = lane == Lane::kUserRead ? std::get<Notice>(e).peer.uid : 0;
+    const bool reads_full = lane == Lane::kUserRead && queued_reads_[uid] >= kMaxQueuedReadsPerUser;
+    if (accepting_ && !reads_full && urgent_.size() + queue_.size() < kMaxQueuedEvents) {
+      if (lane == Lane::kUserRead) ++queued_reads_[uid];
+      (lane == Lane::kUrgent ? urgent_ : queue_).push_back(std::move(e));
       cv_.notify_all();  // stop() may wait on cv_ too
       return;
     }
-    ++dropped_;
+    if (reads_full) {
+      refused = "uid " + std::to_string(uid) + " has " + std::to_string(kMaxQueuedReadsPerUser) +
+                " queries that read the switches waiting already; retry when they are answered";
+    } else {
+      ++dropped_;
+    }
   }
   if (auto* n = std::get_if<Notice>(&e)) {
-    n->reply(to_line(error_response(ErrorCode::kBusy, "the controller's queue is full; retry")));
+    n->reply(to_line(error_response(ErrorCode::kBusy, refused)));
   }
 }
 
@@ -234,10 +266,17 @@ void Controller::run() {
   std::unique_lock lock(mu_);
   std::size_t dropped_reported = 0;
   for (;;) {
-    if (stopping_ && queue_.empty()) break;
-    if (!queue_.empty()) {
-      Event e = std::move(queue_.front());
-      queue_.pop_front();
+    if (stopping_ && urgent_.empty() && queue_.empty()) break;
+    if (!urgent_.empty() || !queue_.empty()) {
+      // Slurm's job notices and SUBNET UPs first: a user's queries wait behind them, never the
+      // other way round.
+      std::deque<Event>& from = urgent_.empty() ? queue_ : urgent_;
+      Event e = std::move(from.front());
+      from.pop_front();
+      if (lane_of(e) == Lane::kUserRead) {
+        const uid_t uid = std::get<Notice>(e).peer.uid;
+        if (--queued_reads_[uid] == 0) queued_reads_.erase(uid);
+      }
       if (stopping_) {
         if (auto* n = std::get_if<Notice>(&e)) {
           lock.unlock();
@@ -289,7 +328,9 @@ void Controller::run() {
       lock.lock();
       continue;
     }
-    const auto ready = [this] { return !queue_.empty() || stopping_ || other_master_seen_.load(); };
+    const auto ready = [this] {
+      return !urgent_.empty() || !queue_.empty() || stopping_ || other_master_seen_.load();
+    };
     const auto wake =
         interval.count() > 0 ? std::min(next_check, next_state_poll) : next_state_poll;
     if (cv_.wait_until(lock, wake, ready) && other_master_seen_.load()) {

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,6 +38,14 @@
 #include "plugin/options.hpp"
 
 namespace ibsdn::plugin {
+
+/// Which queue a controller event waits in: SUBNET UPs and the scheduler's (root's, the Slurm
+/// user's) job notices before everything else; other users' notices next, in order; their queries
+/// that read the switches (audit, flows --from-switch) are also limited per uid.
+enum class Lane : std::uint8_t { kUrgent, kNormal, kUserRead };
+
+/// The lane of a notice that the view could not answer, sent by `uid`.
+Lane lane_of(const Request& request, uid_t uid, std::optional<uid_t> scheduler_uid);
 
 class Controller {
  public:
@@ -83,6 +92,7 @@ class Controller {
     NoticeServer::Reply reply;
   };
   using Event = std::variant<SubnetUp, Notice>;
+  [[nodiscard]] Lane lane_of(const Event& e) const;
 
   void enqueue(Event e);
   void run();
@@ -102,13 +112,16 @@ class Controller {
   // Shared between the controller thread and the callers; guarded by mu_.
   std::mutex mu_;
   std::condition_variable cv_;
+  std::deque<Event> urgent_;
   std::deque<Event> queue_;
+  std::map<uid_t, std::size_t> queued_reads_;  // Lane::kUserRead events queued, by uid
   bool stopping_ = false;
   bool accepting_ = true;
   bool worker_done_ = false;
   std::size_t dropped_ = 0;
   /// Set by sm_state_changed() when OpenSM was STANDBY or NOT ACTIVE; read by sync_sm_state().
   std::atomic<bool> other_master_seen_{false};
+  std::optional<uid_t> scheduler_uid_;  // the Slurm user's uid besides root, if it exists
 
   std::thread worker_;
   std::unique_ptr<NoticeServer> server_;  // last: it queues into everything above

@@ -145,8 +145,7 @@ void JobController::take_over(bool switches_are_truth) {
     j.entries = std::move(by_switch);
     log(LogLevel::kWarn, job_text(id) + " adopted from the switches: " + std::to_string(entries) +
                              " entries on " + std::to_string(j.entries.size()) +
-                             " switches under its cookie, toward " +
-                             std::to_string(hosts.size()) +
+                             " switches under its cookie, toward " + std::to_string(hosts.size()) +
                              " hosts; it keeps them until job_end " + std::to_string(id.value()));
     if (!j.request.nodes.empty()) {
       try {
@@ -177,12 +176,11 @@ void JobController::take_over(bool switches_are_truth) {
       ++dropped;
     }
   }
-  log(LogLevel::kInfo,
-      std::string(switches_are_truth ? "took over from another master: "
-                                     : "jobs checked against the switches: ") +
-          std::to_string(adopted) + " adopted, " + std::to_string(taken) +
-          " stored jobs took the entries found, " + std::to_string(dropped) + " dropped, " +
-          std::to_string(unanswered) + " switches did not answer");
+  log(LogLevel::kInfo, std::string(switches_are_truth ? "took over from another master: "
+                                                      : "jobs checked against the switches: ") +
+                           std::to_string(adopted) + " adopted, " + std::to_string(taken) +
+                           " stored jobs took the entries found, " + std::to_string(dropped) +
+                           " dropped, " + std::to_string(unanswered) + " switches did not answer");
 }
 
 }  // namespace ibsdn::plugin
