@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/switch_key.hpp"
 #include "plugin/sdn_engine.hpp"
 #include "routing/netlist.hpp"
@@ -101,7 +102,7 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
           }
           enqueue(Notice{std::move(r), peer, std::move(reply)});
         },
-        [this](LogLevel l, const std::string& m) { log(l, "notice socket: " + m); });
+        [this](LogLevel l, const std::string& m) { log(l, in_context("notice socket: ", m)); });
   } catch (...) {
     stop();
     throw;
@@ -119,8 +120,8 @@ Controller::~Controller() {
 void Controller::log(LogLevel level, const std::string& message) const {
   if (level > config_.log_level) return;
   switch (level) {
-    case LogLevel::kError:
-      glue_.error(message);
+    case LogLevel::kError:  // the controller's errors carry their code already
+      glue_.log(OSMSDN_LOG_ERROR, message);
       break;
     case LogLevel::kWarn:
       glue_.info("warning: " + message);
@@ -228,17 +229,18 @@ void Controller::run() {
       const std::size_t dropped = dropped_;
       lock.unlock();
       if (dropped != dropped_reported) {
-        glue_.error(std::to_string(dropped - dropped_reported) +
-                    " events dropped: the controller's queue was full");
+        glue_.error(LogCode::kEventsDropped,
+                    std::to_string(dropped - dropped_reported) +
+                        " events dropped: the controller's queue was full");
         dropped_reported = dropped;
       }
       // Nothing may escape the controller thread: an exception here would terminate opensm.
       try {
         std::visit([this](auto& ev) { handle(ev); }, e);
       } catch (const std::exception& ex) {
-        glue_.error(std::string("controller: ") + ex.what());
+        glue_.error(LogCode::kEventFailed, std::string("controller: ") + ex.what());
       } catch (...) {
-        glue_.error("controller: unknown exception");
+        glue_.error(LogCode::kEventFailed, "controller: unknown exception");
       }
       lock.lock();
       continue;
@@ -248,9 +250,10 @@ void Controller::run() {
       try {
         jobs_->periodic_check();
       } catch (const std::exception& ex) {
-        glue_.error(std::string("controller: periodic check: ") + ex.what());
+        glue_.error(LogCode::kPeriodicCheckFailed,
+                    std::string("controller: periodic check: ") + ex.what());
       } catch (...) {
-        glue_.error("controller: periodic check: unknown exception");
+        glue_.error(LogCode::kPeriodicCheckFailed, "controller: periodic check: unknown exception");
       }
       next_check = Clock::now() + interval;
       lock.lock();

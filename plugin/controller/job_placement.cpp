@@ -540,7 +540,8 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
           unpersist(id);
         }
       } catch (const std::exception& e) {
-        log(LogLevel::kError, job_text(id) + ": cannot restore the state store: " + e.what());
+        log(LogCode::kStoreRestoreFailed,
+            job_text(id) + ": cannot restore the state store: " + e.what());
       }
     }
     throw;
@@ -602,7 +603,7 @@ void JobController::withdraw(JobId id, Job& j) {
   try {
     persist(id, j);
   } catch (const std::exception& e) {
-    log(LogLevel::kError, job_text(id) + ": cannot update the state store: " + e.what());
+    log(LogCode::kStoreUpdateFailed, job_text(id) + ": cannot update the state store: " + e.what());
   }
 }
 

@@ -615,6 +615,19 @@ TEST(NoticeServer, ReplyAfterTheClientLeft_IsHarmless) {
   ASSERT_TRUE(held.wait_for(2));
 }
 
+TEST(NoticeServer, ErrorLines_CarryTheirCodeFirst) {
+  TempDir dir;
+  LogSink logs;
+  NoticeServer server(
+      settings_for(dir.file("s.sock")), [](Request, PeerCredentials, NoticeServer::Reply) {},
+      logs.log());
+  Client client(dir.file("s.sock"));
+  ASSERT_TRUE(client.send(kPing));
+  EXPECT_EQ(error_code(client.read_json()), "internal");
+  EXPECT_TRUE(logs.contains(
+      LogLevel::kError, "ERR 5D82: notice server " + dir.file("s.sock") + ": a request of pid"));
+}
+
 TEST(NoticeServer, HandlerThatThrows_IsAnsweredInternalAndLogged) {
   TempDir dir;
   LogSink logs;
