@@ -59,18 +59,18 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
   std::vector<std::string> notes;
   config_ = load(options_, notes);
   for (const std::string& w : config_.warnings) notes.push_back(w);
-  for (const std::string& n : notes) glue_.info("warning: " + n);
+  for (const std::string& n : notes) glue_.warning(n);
 
   std::optional<HostMap> hosts;
   if (config_.host_map) hosts = HostMap::load(*config_.host_map);
   store_ = StateStore::open(config_.state_dir);
   std::vector<std::string> state_notes = store_->warnings();
   config_.switch_key = resolve_switch_key(config_, state_notes);  // the store holds the dir's lock
-  for (const std::string& n : state_notes) glue_.info("warning: " + n);
+  for (const std::string& n : state_notes) glue_.warning(n);
   const std::optional<std::uint32_t> slurm_uid = uid_of_user(config_.slurm_user);
   if (!slurm_uid) {
-    glue_.info("warning: slurm_user '" + config_.slurm_user +
-               "' does not exist: only root may start and end jobs");
+    glue_.warning("slurm_user '" + config_.slurm_user +
+                  "' does not exist: only root may start and end jobs");
   }
   jobs_ = std::make_unique<JobController>(
       config_, std::move(hosts), &*store_, transport_,
@@ -124,7 +124,7 @@ void Controller::log(LogLevel level, const std::string& message) const {
       glue_.log(OSMSDN_LOG_ERROR, message);
       break;
     case LogLevel::kWarn:
-      glue_.info("warning: " + message);
+      glue_.warning(message);
       break;
     case LogLevel::kInfo:
       glue_.info(message);
@@ -147,7 +147,7 @@ void Controller::stop() {
                                      [this] { return worker_done_; });
   lock.unlock();
   if (!finished) {
-    glue_.info("warning: stopping before the controller's work is done");
+    glue_.warning("stopping before the controller's work is done");
     // Routing stops at its next deadline check, MAD exchanges when the transport closes.
     jobs_->cancel();
   }

@@ -27,6 +27,14 @@ class GlueServices {
   void error_sys(LogCode code, const std::string& m) const noexcept {
     log_line(OSMSDN_LOG_ERROR_SYS, code, m);
   }
+  /// OpenSM 3.3.23 has no warning level: warnings go out at INFO, marked "warning: " (the one
+  /// place that marks them; docs/operations.md, "Log messages", tells operators how to find them).
+  void warning(const std::string& m) const noexcept {
+    try {
+      log(OSMSDN_LOG_INFO, "warning: " + m);
+    } catch (...) {
+    }
+  }
   void info(const std::string& m) const noexcept { log(OSMSDN_LOG_INFO, m); }
   void verbose(const std::string& m) const noexcept { log(OSMSDN_LOG_VERBOSE, m); }
   void debug(const std::string& m) const noexcept { log(OSMSDN_LOG_DEBUG, m); }

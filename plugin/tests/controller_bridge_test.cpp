@@ -585,6 +585,19 @@ TEST(ControllerBridge, RefusalToStart_IsOneCodedLineForSyslogToo) {
       << glue.log_text();
 }
 
+// OpenSM 3.3.23 has no warning level.
+TEST(ControllerBridge, Warnings_GoOutAtInfoMarkedAsWarnings) {
+  FakeGlue glue;
+  Sandbox box;  // its switch_key is written in the configuration file
+  osmsdn_ctx* ctx = nullptr;
+  ASSERT_EQ(osmsdn_create(OSMSDN_ABI_VERSION, &glue.ops(), box.options.c_str(), &ctx), OSMSDN_OK);
+  EXPECT_EQ(glue.count_starting(OSMSDN_LOG_INFO, "warning: ",
+                                "switch_key: the key is written in the configuration file"),
+            1u)
+      << glue.log_text();
+  osmsdn_destroy(ctx);
+}
+
 TEST(ControllerBridge, IgnoresAnswersThatMatchNoRequest) {
   FakeGlue glue;
   Sandbox box;
