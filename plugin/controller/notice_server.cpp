@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "plugin/controller/log_codes.hpp"
+#include "plugin/controller/refusal_log.hpp"
 
 namespace ibsdn {
 namespace {
@@ -301,6 +302,7 @@ class NoticeServer::Impl {
   void check_idle(Clock::time_point now);
   void sweep();
   int poll_timeout_ms(Clock::time_point now) const;
+  void log_refusals(std::vector<RefusalLog::Summary> summaries);
   void log(LogLevel level, const std::string& message) noexcept;
   void log(LogCode code, const std::string& message) noexcept;
 
@@ -325,6 +327,7 @@ class NoticeServer::Impl {
   std::deque<std::uint64_t> ready_;
   std::uint64_t next_connection_ = 0;
   Clock::time_point accept_paused_until_{};
+  RefusalLog refusals_{settings_.refusal_log_interval};
 };
 
 void NoticeServer::Impl::log(LogLevel level, const std::string& message) noexcept {
@@ -341,6 +344,10 @@ void NoticeServer::Impl::log(LogCode code, const std::string& message) noexcept 
     log(LogLevel::kError, error_line(code, message));
   } catch (...) {
   }
+}
+
+void NoticeServer::Impl::log_refusals(std::vector<RefusalLog::Summary> summaries) {
+  for (const RefusalLog::Summary& s : summaries) log(LogLevel::kWarn, RefusalLog::text(s));
 }
 
 void NoticeServer::Impl::start() {
@@ -456,6 +463,10 @@ void NoticeServer::Impl::run() noexcept {
   }
   connections_.clear();
   open_.store(0);
+  try {
+    log_refusals(refusals_.flush());
+  } catch (...) {
+  }
 }
 
 void NoticeServer::Impl::loop_once() {
@@ -507,12 +518,15 @@ void NoticeServer::Impl::loop_once() {
     }
   }
   check_idle(Clock::now());
+  log_refusals(refusals_.due(Clock::now()));
   sweep();
 }
 
 int NoticeServer::Impl::poll_timeout_ms(Clock::time_point now) const {
-  std::optional<Clock::time_point> wake;
-  if (now < accept_paused_until_) wake = accept_paused_until_;
+  std::optional<Clock::time_point> wake = refusals_.next_due();
+  if (now < accept_paused_until_ && (!wake || accept_paused_until_ < *wake)) {
+    wake = accept_paused_until_;
+  }
   for (const auto& [id, c] : connections_) {
     if (c.awaiting) continue;
     const Clock::time_point deadline = c.last_activity + c.idle_timeout;
@@ -589,7 +603,9 @@ void NoticeServer::Impl::accept_connections() {
         peer.uid == 0 || (settings_.scheduler_uid && peer.uid == *settings_.scheduler_uid);
     std::string log_reason;
     if (const std::optional<std::string> why = refusal(peer, privileged, log_reason)) {
-      log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
+      if (refusals_.refused(peer.uid, log_reason, Clock::now())) {
+        log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
+      }
       // The socket's buffer is empty, so one short line fits; if it does not, the client only
       // misses the explanation.
       const std::string line = to_line(error_response(ErrorCode::kBusy, *why));
