@@ -7,9 +7,11 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "mad/sdn_mad.hpp"
 #include "osmsdn_abi.h"
+#include "plugin/controller/log_codes.hpp"
 #include "plugin/controller_runtime.hpp"
 #include "plugin/options.hpp"
 
@@ -25,25 +27,47 @@ struct osmsdn_ctx {
 
 namespace {
 
+using ibsdn::LogCode;
 using ibsdn::plugin::GlueServices;
 
-/// Runs `body`, turning any exception into a status and a log line that names `what`.
+/// How a failure of an osmsdn_* function is logged: `code` and `what` name the function.
+struct Failure {
+  const GlueServices* log;
+  LogCode code;
+  const char* what;
+  bool to_syslog = false;
+
+  /// Logs "WHAT: WHY" + detail. Builds the line itself: out of memory loses the line, not OpenSM.
+  void operator()(std::string_view why, std::string_view detail = {}) const noexcept {
+    try {
+      const std::string m = std::string(what) + ": " + std::string(why) + std::string(detail);
+      if (to_syslog) {
+        log->error_sys(code, m);
+      } else {
+        log->error(code, m);
+      }
+    } catch (...) {
+    }
+  }
+};
+
+/// Runs `body`, turning any exception into a status and an error line.
 template <typename Body>
-int guarded(const GlueServices* log, const char* what, Body&& body) noexcept {
+int guarded(const Failure& fail, Body&& body) noexcept {
   try {
     body();
     return OSMSDN_OK;
   } catch (const std::bad_alloc&) {
-    if (log) log->error(std::string(what) + ": out of memory");
+    fail("out of memory");
     return OSMSDN_ERR_NOMEM;
   } catch (const std::invalid_argument& e) {
-    if (log) log->error(std::string(what) + ": " + e.what());
+    fail(e.what());
     return OSMSDN_ERR_INVALID;
   } catch (const std::exception& e) {
-    if (log) log->error(std::string(what) + ": internal error: " + e.what());
+    fail("internal error: ", e.what());
     return OSMSDN_ERR_INTERNAL;
   } catch (...) {
-    if (log) log->error(std::string(what) + ": internal error");
+    fail("internal error");
     return OSMSDN_ERR_INTERNAL;
   }
 }
@@ -64,11 +88,13 @@ int osmsdn_create(uint32_t abi_version, const osmsdn_glue_ops* ops, const char* 
   *out = nullptr;
   const GlueServices log(*ops);
   if (abi_version != OSMSDN_ABI_VERSION) {
-    log.error("glue ABI version " + std::to_string(abi_version) + ", controller " +
-              std::to_string(OSMSDN_ABI_VERSION) + ": rebuild libosmsdn.so as one piece");
+    log.error_sys(LogCode::kAbiMismatch, "glue ABI version " + std::to_string(abi_version) +
+                                             ", controller " + std::to_string(OSMSDN_ABI_VERSION) +
+                                             ": rebuild libosmsdn.so as one piece");
     return OSMSDN_ERR_INVALID;
   }
-  return guarded(&log, "osmsdn_create", [&] {
+  // A controller that does not start is what administrators must hear of: syslog too.
+  return guarded(Failure{&log, LogCode::kCreateFailed, "osmsdn_create", true}, [&] {
     ibsdn::plugin::Options parsed = ibsdn::plugin::parse_options(options ? options : "");
     const std::string settings = parsed.to_string();
     std::unique_ptr<osmsdn_ctx> ctx;
@@ -85,7 +111,8 @@ int osmsdn_create(uint32_t abi_version, const osmsdn_glue_ops* ops, const char* 
 
 void osmsdn_stop(osmsdn_ctx* ctx) {
   if (ctx == nullptr) return;
-  guarded(&ctx->controller.glue(), "osmsdn_stop", [&] { ctx->controller.stop(); });
+  guarded(Failure{&ctx->controller.glue(), LogCode::kStopFailed, "osmsdn_stop"},
+          [&] { ctx->controller.stop(); });
 }
 
 void osmsdn_destroy(osmsdn_ctx* ctx) {
@@ -99,7 +126,7 @@ int osmsdn_compute_lfts(osmsdn_ctx* ctx, const osmsdn_fabric* fabric, const osms
   if (ctx == nullptr || fabric == nullptr || (num_lfts > 0 && lfts == nullptr)) {
     return OSMSDN_ERR_INVALID;
   }
-  return guarded(&ctx->controller.glue(), "sdn engine",
+  return guarded(Failure{&ctx->controller.glue(), LogCode::kEngineFailed, "sdn engine"},
                  [&] { ctx->controller.compute_lfts(*fabric, std::span(lfts, num_lfts)); });
 }
 
@@ -108,27 +135,27 @@ int osmsdn_fabric_updated(osmsdn_ctx* ctx, const osmsdn_fabric* fabric, const os
   if (ctx == nullptr || fabric == nullptr || (num_lfts > 0 && lfts == nullptr)) {
     return OSMSDN_ERR_INVALID;
   }
-  return guarded(&ctx->controller.glue(), "subnet up", [&] {
+  return guarded(Failure{&ctx->controller.glue(), LogCode::kSubnetUpFailed, "subnet up"}, [&] {
     ctx->controller.fabric_updated(*fabric, std::span(lfts, num_lfts), engine ? engine : "none");
   });
 }
 
 void osmsdn_sm_state_changed(osmsdn_ctx* ctx, int state) {
   if (ctx == nullptr) return;
-  guarded(&ctx->controller.glue(), "SM state change",
+  guarded(Failure{&ctx->controller.glue(), LogCode::kSmStateFailed, "SM state change"},
           [&] { ctx->controller.sm_state_changed(state); });
 }
 
 void osmsdn_mad_received(osmsdn_ctx* ctx, uint16_t slid, const uint8_t mad[OSMSDN_MAD_SIZE]) {
   if (ctx == nullptr || mad == nullptr) return;
-  guarded(&ctx->controller.glue(), "MAD received",
+  guarded(Failure{&ctx->controller.glue(), LogCode::kMadReceivedFailed, "MAD received"},
           [&] { ctx->controller.mad_received(ibsdn::Lid(slid), copy_mad(mad)); });
 }
 
 void osmsdn_mad_send_failed(osmsdn_ctx* ctx, uint16_t dlid, const uint8_t mad[OSMSDN_MAD_SIZE],
                             int timed_out) {
   if (ctx == nullptr || mad == nullptr) return;
-  guarded(&ctx->controller.glue(), "MAD send failed",
+  guarded(Failure{&ctx->controller.glue(), LogCode::kMadFailureFailed, "MAD send failed"},
           [&] { ctx->controller.mad_failed(ibsdn::Lid(dlid), copy_mad(mad), timed_out != 0); });
 }
 

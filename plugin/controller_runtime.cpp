@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/switch_key.hpp"
 #include "plugin/sdn_engine.hpp"
 #include "routing/netlist.hpp"
@@ -68,19 +69,19 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
   config_ = load(options_, notes);
   expand_path_templates(config_, glue_.sm_port_guid());
   for (const std::string& w : config_.warnings) notes.push_back(w);
-  for (const std::string& n : notes) glue_.info("warning: " + n);
+  for (const std::string& n : notes) glue_.warning(n);
 
   std::optional<HostMap> hosts;
   if (config_.host_map) hosts = HostMap::load(*config_.host_map);
   store_ = StateStore::open(config_.state_dir);
   std::vector<std::string> state_notes = store_->warnings();
   config_.switch_key = resolve_switch_key(config_, state_notes);  // the store holds the dir's lock
-  for (const std::string& n : state_notes) glue_.info("warning: " + n);
+  for (const std::string& n : state_notes) glue_.warning(n);
   const std::optional<std::uint32_t> slurm_uid = uid_of_user(config_.slurm_user);
   if (slurm_uid) scheduler_uid_ = static_cast<uid_t>(*slurm_uid);
   if (!slurm_uid) {
-    glue_.info("warning: slurm_user '" + config_.slurm_user +
-               "' does not exist: only root may start and end jobs");
+    glue_.warning("slurm_user '" + config_.slurm_user +
+                  "' does not exist: only root may start and end jobs");
   }
   jobs_ = std::make_unique<JobController>(
       config_, std::move(hosts), &*store_, transport_,
@@ -112,7 +113,7 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
           }
           enqueue(Notice{std::move(r), peer, std::move(reply)});
         },
-        [this](LogLevel l, const std::string& m) { log(l, "notice socket: " + m); });
+        [this](LogLevel l, const std::string& m) { log(l, in_context("notice socket: ", m)); });
   } catch (...) {
     stop();
     throw;
@@ -130,11 +131,11 @@ Controller::~Controller() {
 void Controller::log(LogLevel level, const std::string& message) const {
   if (level > config_.log_level) return;
   switch (level) {
-    case LogLevel::kError:
-      glue_.error(message);
+    case LogLevel::kError:  // the controller's errors carry their code already
+      glue_.log(OSMSDN_LOG_ERROR, message);
       break;
     case LogLevel::kWarn:
-      glue_.info("warning: " + message);
+      glue_.warning(message);
       break;
     case LogLevel::kInfo:
       glue_.info(message);
@@ -157,7 +158,7 @@ void Controller::stop() {
                                      [this] { return worker_done_; });
   lock.unlock();
   if (!finished) {
-    glue_.info("warning: stopping before the controller's work is done");
+    glue_.warning("stopping before the controller's work is done");
     // Routing stops at its next deadline check, MAD exchanges when the transport closes.
     jobs_->cancel();
   }
@@ -288,8 +289,9 @@ void Controller::run() {
       const std::size_t dropped = dropped_;
       lock.unlock();
       if (dropped != dropped_reported) {
-        glue_.error(std::to_string(dropped - dropped_reported) +
-                    " events dropped: the controller's queue was full");
+        glue_.error(LogCode::kEventsDropped,
+                    std::to_string(dropped - dropped_reported) +
+                        " events dropped: the controller's queue was full");
         dropped_reported = dropped;
       }
       // Nothing may escape the controller thread: an exception here would terminate opensm.
@@ -297,9 +299,9 @@ void Controller::run() {
         sync_sm_state();
         std::visit([this](auto& ev) { handle(ev); }, e);
       } catch (const std::exception& ex) {
-        glue_.error(std::string("controller: ") + ex.what());
+        glue_.error(LogCode::kEventFailed, std::string("controller: ") + ex.what());
       } catch (...) {
-        glue_.error("controller: unknown exception");
+        glue_.error(LogCode::kEventFailed, "controller: unknown exception");
       }
       lock.lock();
       continue;
@@ -309,7 +311,7 @@ void Controller::run() {
       try {
         sync_sm_state();
       } catch (const std::exception& ex) {
-        glue_.error(std::string("controller: SM state: ") + ex.what());
+        glue_.error(LogCode::kSmStateFailed, std::string("controller: SM state: ") + ex.what());
       }
       next_state_poll = Clock::now() + kSmStatePoll;
       lock.lock();
@@ -320,9 +322,10 @@ void Controller::run() {
       try {
         jobs_->periodic_check();
       } catch (const std::exception& ex) {
-        glue_.error(std::string("controller: periodic check: ") + ex.what());
+        glue_.error(LogCode::kPeriodicCheckFailed,
+                    std::string("controller: periodic check: ") + ex.what());
       } catch (...) {
-        glue_.error("controller: periodic check: unknown exception");
+        glue_.error(LogCode::kPeriodicCheckFailed, "controller: periodic check: unknown exception");
       }
       next_check = Clock::now() + interval;
       lock.lock();

@@ -8,6 +8,7 @@
 #include "flowtable/types.hpp"
 #include "mad/sdn_mad.hpp"
 #include "osmsdn_abi.h"
+#include "plugin/controller/log_codes.hpp"
 
 namespace ibsdn::plugin {
 
@@ -18,7 +19,23 @@ class GlueServices {
   void log(osmsdn_log_level level, const std::string& message) const noexcept {
     if (ops_.log != nullptr) ops_.log(ops_.glue, level, message.c_str());
   }
-  void error(const std::string& m) const noexcept { log(OSMSDN_LOG_ERROR, m); }
+  /// "ERR 5Dxx: message" (controller/log_codes.hpp). An exception in building the line (out of
+  /// memory) loses the line, not the caller.
+  void error(LogCode code, const std::string& m) const noexcept {
+    log_line(OSMSDN_LOG_ERROR, code, m);
+  }
+  /// An error the administrator must see even without reading OpenSM's log: also to syslog.
+  void error_sys(LogCode code, const std::string& m) const noexcept {
+    log_line(OSMSDN_LOG_ERROR_SYS, code, m);
+  }
+  /// OpenSM 3.3.23 has no warning level: warnings go out at INFO, marked "warning: " (the one
+  /// place that marks them; docs/operations.md, "Log messages", tells operators how to find them).
+  void warning(const std::string& m) const noexcept {
+    try {
+      log(OSMSDN_LOG_INFO, "warning: " + m);
+    } catch (...) {
+    }
+  }
   void info(const std::string& m) const noexcept { log(OSMSDN_LOG_INFO, m); }
   void verbose(const std::string& m) const noexcept { log(OSMSDN_LOG_VERBOSE, m); }
   void debug(const std::string& m) const noexcept { log(OSMSDN_LOG_DEBUG, m); }
@@ -52,6 +69,13 @@ class GlueServices {
   }
 
  private:
+  void log_line(osmsdn_log_level level, LogCode code, const std::string& m) const noexcept {
+    try {
+      log(level, error_line(code, m));
+    } catch (...) {
+    }
+  }
+
   osmsdn_glue_ops ops_;
 };
 

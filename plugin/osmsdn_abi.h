@@ -44,7 +44,8 @@ enum osmsdn_log_level {
   OSMSDN_LOG_ERROR = 0,
   OSMSDN_LOG_INFO = 1,
   OSMSDN_LOG_VERBOSE = 2,
-  OSMSDN_LOG_DEBUG = 3
+  OSMSDN_LOG_DEBUG = 3,
+  OSMSDN_LOG_ERROR_SYS = 4 /* an error also sent to syslog (OSM_LOG_ERROR | OSM_LOG_SYS) */
 };
 
 /* OpenSM's SM state (SMInfo:SMState, IB_SMINFO_STATE_*): only a MASTER acts on the fabric. */
@@ -120,7 +121,8 @@ struct osmsdn_glue_ops {
 struct osmsdn_ctx; /* the C++ controller, opaque to C */
 
 /* Creates the controller. `options` is OpenSM's event_plugin_options (may be NULL): comma- or
- * space-separated key=value pairs, see plugin/README.md. On success *out is set. */
+ * space-separated key=value pairs, see plugin/README.md. On success *out is set; otherwise the
+ * reason was logged at OSMSDN_LOG_ERROR_SYS (unless ops or out is NULL). */
 int osmsdn_create(uint32_t abi_version, const struct osmsdn_glue_ops* ops, const char* options,
                   struct osmsdn_ctx** out);
 

@@ -207,11 +207,15 @@ JobController::AuditOutcome JobController::audit_switches(const std::vector<Swit
     for (const SwitchChange& c : repairs) {
       const auto failed = res.failed.find(c.guid);
       if (failed != res.failed.end()) generation_.erase(c.guid);
-      log(failed == res.failed.end() ? LogLevel::kWarn : LogLevel::kError,
-          "switch " + c.name + " repaired to its " + std::to_string(c.after.size()) +
-              " intended entries (it held " + std::to_string(c.before.size()) + ")" +
-              findings_text(out.findings, c.guid) +
-              (failed == res.failed.end() ? "" : ": failed: " + failed->second));
+      const std::string repaired = "switch " + c.name + " repaired to its " +
+                                   std::to_string(c.after.size()) + " intended entries (it held " +
+                                   std::to_string(c.before.size()) + ")" +
+                                   findings_text(out.findings, c.guid);
+      if (failed == res.failed.end()) {
+        log(LogLevel::kWarn, repaired);
+      } else {
+        log(LogCode::kRepairFailed, repaired + ": failed: " + failed->second);
+      }
     }
   }
   return out;

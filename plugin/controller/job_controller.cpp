@@ -91,7 +91,7 @@ json JobController::handle(const Request& request, const Caller& caller) noexcep
       out = error_response(f.code(), f.what(), f.at());
     }
   } catch (const std::exception& e) {
-    log(LogLevel::kError,
+    log(LogCode::kNoticeFailed,
         std::string("internal error on ") + std::string(op_name(request)) + ": " + e.what());
     try {
       out = error_response(ErrorCode::kInternal, std::string("internal error: ") + e.what());
@@ -102,7 +102,7 @@ json JobController::handle(const Request& request, const Caller& caller) noexcep
   try {
     publish();
   } catch (const std::exception& e) {
-    log(LogLevel::kError, std::string("cannot publish the controller's state: ") + e.what());
+    log(LogCode::kPublishFailed, std::string("cannot publish the controller's state: ") + e.what());
   } catch (...) {
   }
   if (out.is_null()) {

@@ -51,6 +51,7 @@
 #include "plugin/controller/controller_view.hpp"
 #include "plugin/controller/host_map.hpp"
 #include "plugin/controller/job_flows.hpp"
+#include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/state_store.hpp"
 #include "plugin/controller/subnet.hpp"
 #include "plugin/notice/notice.hpp"
@@ -224,6 +225,10 @@ class JobController {
 
   void log(LogLevel level, const std::string& message) const {
     if (log_) log_(level, message);
+  }
+  /// An error: "ERR 5Dxx: message" (log_codes.hpp).
+  void log(LogCode code, const std::string& message) const {
+    if (log_) log_(LogLevel::kError, error_line(code, message));
   }
 
   Config config_;

@@ -34,7 +34,8 @@ void JobController::unpersist(JobId id) {
   try {
     store_->delete_job(id);
   } catch (const std::exception& e) {
-    log(LogLevel::kError, job_text(id) + ": cannot remove it from the state store: " + e.what());
+    log(LogCode::kStoreRemoveFailed,
+        job_text(id) + ": cannot remove it from the state store: " + e.what());
   }
 }
 
@@ -44,16 +45,17 @@ void JobController::reload_from_store() {
   try {
     loaded = store_->load();
   } catch (const std::exception& e) {
-    log(LogLevel::kError, std::string("cannot reload jobs from the state store: ") + e.what());
+    log(LogCode::kReloadFailed,
+        std::string("cannot reload jobs from the state store: ") + e.what());
     return;
   }
   // A job the store cannot read back is kept aside for an operator, and its entries stay on the
   // switches: no audit touches its cookie (docs/operations.md says how to resolve it).
   const auto keep_aside = [&](JobId id, const std::string& why, bool now) {
     quarantined_.insert(id.value());
-    log(LogLevel::kError, job_text(id) + (now ? " is quarantined in " : " stays quarantined in ") +
-                              store_->path() + ": " + why +
-                              "; its entries stay on the switches until an operator releases it");
+    log(now ? LogCode::kJobQuarantined : LogCode::kJobStaysQuarantined,
+        job_text(id) + (now ? " is quarantined in " : " stays quarantined in ") + store_->path() +
+            ": " + why + "; its entries stay on the switches until an operator releases it");
   };
   for (const QuarantinedJob& q : loaded.quarantined_now) keep_aside(q.id, q.reason, true);
   for (const QuarantinedJob& q : loaded.quarantined_before) keep_aside(q.id, q.reason, false);
@@ -67,7 +69,7 @@ void JobController::reload_from_store() {
       try {
         store_->quarantine(s.id, why);
       } catch (const std::exception& e) {
-        log(LogLevel::kError, job_text(s.id) + ": cannot quarantine it: " + e.what());
+        log(LogCode::kQuarantineFailed, job_text(s.id) + ": cannot quarantine it: " + e.what());
       }
       keep_aside(s.id, why, true);
       continue;

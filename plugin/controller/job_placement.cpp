@@ -554,7 +554,8 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
           unpersist(id);
         }
       } catch (const std::exception& e) {
-        log(LogLevel::kError, job_text(id) + ": cannot restore the state store: " + e.what());
+        log(LogCode::kStoreRestoreFailed,
+            job_text(id) + ": cannot restore the state store: " + e.what());
       }
     }
     throw;
@@ -616,7 +617,7 @@ void JobController::withdraw(JobId id, Job& j) {
   try {
     persist(id, j);
   } catch (const std::exception& e) {
-    log(LogLevel::kError, job_text(id) + ": cannot update the state store: " + e.what());
+    log(LogCode::kStoreUpdateFailed, job_text(id) + ": cannot update the state store: " + e.what());
   }
 }
 

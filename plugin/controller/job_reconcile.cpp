@@ -42,9 +42,10 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
       j.routed = false;
       j.ready.degraded = true;
       ++j.version;
-      log(LogLevel::kError, job_text(id) + " cannot be placed on this fabric: " + e.what() +
-                                "; it keeps its entries but carries no load until its hosts "
-                                "return");
+      log(LogCode::kJobUnplaceable,
+          job_text(id) + " cannot be placed on this fabric: " + e.what() +
+              "; it keeps its entries but carries no load until its hosts "
+              "return");
       continue;
     }
     for (const auto& [g, entries] : j.entries) ok = ok && switch_of(g).has_value();
@@ -106,8 +107,9 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
         log(LogLevel::kWarn, job_text(id) + " not re-routed: the controller is stopping");
         return;
       }
-      log(LogLevel::kError, job_text(id) + " could not be re-routed (" + e.what() +
-                                "); its entries are removed, its traffic takes the default routes");
+      log(LogCode::kRerouteFailed,
+          job_text(id) + " could not be re-routed (" + e.what() +
+              "); its entries are removed, its traffic takes the default routes");
       withdraw(id, j);
     }
   }

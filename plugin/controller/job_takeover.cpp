@@ -117,7 +117,8 @@ void JobController::take_over(bool switches_are_truth) {
       try {
         persist(id, j);
       } catch (const std::exception& e) {
-        log(LogLevel::kError, job_text(id) + ": cannot store the entries found: " + e.what());
+        log(LogCode::kTakeoverStoreFailed,
+            job_text(id) + ": cannot store the entries found: " + e.what());
       }
       continue;
     }
@@ -151,7 +152,8 @@ void JobController::take_over(bool switches_are_truth) {
       try {
         persist(id, j);
       } catch (const std::exception& e) {
-        log(LogLevel::kError, job_text(id) + ": cannot store the adopted job: " + e.what());
+        log(LogCode::kTakeoverStoreFailed,
+            job_text(id) + ": cannot store the adopted job: " + e.what());
       }
     }
     jobs_.emplace(id, std::move(j));

@@ -24,6 +24,9 @@
 #include <utility>
 #include <vector>
 
+#include "plugin/controller/log_codes.hpp"
+#include "plugin/controller/refusal_log.hpp"
+
 namespace ibsdn {
 namespace {
 
@@ -299,7 +302,9 @@ class NoticeServer::Impl {
   void check_idle(Clock::time_point now);
   void sweep();
   int poll_timeout_ms(Clock::time_point now) const;
+  void log_refusals(std::vector<RefusalLog::Summary> summaries);
   void log(LogLevel level, const std::string& message) noexcept;
+  void log(LogCode code, const std::string& message) noexcept;
 
   const Settings settings_;
   const Handler handler_;
@@ -322,15 +327,27 @@ class NoticeServer::Impl {
   std::deque<std::uint64_t> ready_;
   std::uint64_t next_connection_ = 0;
   Clock::time_point accept_paused_until_{};
+  RefusalLog refusals_{settings_.refusal_log_interval};
 };
 
 void NoticeServer::Impl::log(LogLevel level, const std::string& message) noexcept {
   if (!log_) return;
   try {
-    log_(level, "notice server " + settings_.path + ": " + message);
+    log_(level, in_context("notice server " + settings_.path + ": ", message));
   } catch (...) {
     // A failing logger must not take the server (or OpenSM) down with it.
   }
+}
+
+void NoticeServer::Impl::log(LogCode code, const std::string& message) noexcept {
+  try {
+    log(LogLevel::kError, error_line(code, message));
+  } catch (...) {
+  }
+}
+
+void NoticeServer::Impl::log_refusals(std::vector<RefusalLog::Summary> summaries) {
+  for (const RefusalLog::Summary& s : summaries) log(LogLevel::kWarn, RefusalLog::text(s));
 }
 
 void NoticeServer::Impl::start() {
@@ -437,15 +454,19 @@ void NoticeServer::Impl::run() noexcept {
       if (stop_requested()) break;
       loop_once();
     } catch (const std::exception& e) {
-      log(LogLevel::kError, std::string("unexpected failure, continuing: ") + e.what());
+      log(LogCode::kServerLoopFailed, std::string("unexpected failure, continuing: ") + e.what());
       std::this_thread::sleep_for(kRetryPause);
     } catch (...) {
-      log(LogLevel::kError, "unexpected failure, continuing");
+      log(LogCode::kServerLoopFailed, "unexpected failure, continuing");
       std::this_thread::sleep_for(kRetryPause);
     }
   }
   connections_.clear();
   open_.store(0);
+  try {
+    log_refusals(refusals_.flush());
+  } catch (...) {
+  }
 }
 
 void NoticeServer::Impl::loop_once() {
@@ -474,7 +495,7 @@ void NoticeServer::Impl::loop_once() {
   if (n < 0) {
     if (errno == EINTR) return;
     const int err = errno;
-    log(LogLevel::kError, "poll failed: " + errno_text(err));
+    log(LogCode::kPollFailed, "poll failed: " + errno_text(err));
     std::this_thread::sleep_for(kRetryPause);
     return;
   }
@@ -492,17 +513,20 @@ void NoticeServer::Impl::loop_once() {
     try {
       handle_io(c, fds[i + 2].revents);
     } catch (const std::exception& e) {
-      log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log(LogCode::kIoFailed, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
   check_idle(Clock::now());
+  log_refusals(refusals_.due(Clock::now()));
   sweep();
 }
 
 int NoticeServer::Impl::poll_timeout_ms(Clock::time_point now) const {
-  std::optional<Clock::time_point> wake;
-  if (now < accept_paused_until_) wake = accept_paused_until_;
+  std::optional<Clock::time_point> wake = refusals_.next_due();
+  if (now < accept_paused_until_ && (!wake || accept_paused_until_ < *wake)) {
+    wake = accept_paused_until_;
+  }
   for (const auto& [id, c] : connections_) {
     if (c.awaiting) continue;
     const Clock::time_point deadline = c.last_activity + c.idle_timeout;
@@ -530,21 +554,24 @@ void NoticeServer::Impl::drain_outbox() {
       c.awaiting.reset();
       c.last_activity = Clock::now();
       if (p.dropped) {
-        log(LogLevel::kError, "a request of " + peer_text(c.peer) + " was dropped unanswered");
+        log(LogCode::kRequestDropped,
+            "a request of " + peer_text(c.peer) + " was dropped unanswered");
         p.line = to_line(
             error_response(ErrorCode::kInternal, "the controller dropped the request unanswered"));
       } else {
         if (p.line.empty() || p.line.back() != '\n') p.line += '\n';
         if (p.line.size() == 1 || p.line.find('\n') != p.line.size() - 1) {
-          log(LogLevel::kError, "a response for " + peer_text(c.peer) +
-                                    " is empty or spans several lines; sending an internal error");
+          log(LogCode::kResponseMalformed,
+              "a response for " + peer_text(c.peer) +
+                  " is empty or spans several lines; sending an internal error");
           p.line = to_line(error_response(ErrorCode::kInternal, "the response was malformed"));
         }
       }
       send_line(c, std::move(p.line));
       mark_ready(c);
     } catch (const std::exception& e) {
-      log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log(LogCode::kReplyFailed,
+          "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
@@ -557,8 +584,9 @@ void NoticeServer::Impl::accept_connections() {
       const int err = errno;
       if (err == EINTR || err == ECONNABORTED || err == EPROTO) continue;
       if (err == EAGAIN || err == EWOULDBLOCK) return;
-      log(LogLevel::kError, "accept failed, pausing for " + std::to_string(kAcceptPause.count()) +
-                                " ms: " + errno_text(err));
+      log(LogCode::kAcceptFailed, "accept failed, pausing for " +
+                                      std::to_string(kAcceptPause.count()) +
+                                      " ms: " + errno_text(err));
       accept_paused_until_ = Clock::now() + kAcceptPause;
       return;
     }
@@ -566,7 +594,8 @@ void NoticeServer::Impl::accept_connections() {
     socklen_t len = sizeof cred;
     if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
       const int err = errno;
-      log(LogLevel::kError, "closing a connection without peer credentials: " + errno_text(err));
+      log(LogCode::kNoPeerCredentials,
+          "closing a connection without peer credentials: " + errno_text(err));
       continue;
     }
     const PeerCredentials peer{cred.pid, cred.uid, cred.gid};
@@ -574,7 +603,9 @@ void NoticeServer::Impl::accept_connections() {
         peer.uid == 0 || (settings_.scheduler_uid && peer.uid == *settings_.scheduler_uid);
     std::string log_reason;
     if (const std::optional<std::string> why = refusal(peer, privileged, log_reason)) {
-      log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
+      if (refusals_.refused(peer.uid, log_reason, Clock::now())) {
+        log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
+      }
       // The socket's buffer is empty, so one short line fits; if it does not, the client only
       // misses the explanation.
       const std::string line = to_line(error_response(ErrorCode::kBusy, *why));
@@ -596,7 +627,8 @@ void NoticeServer::Impl::accept_connections() {
 
 void NoticeServer::Impl::handle_io(Connection& c, short revents) {
   if ((revents & POLLNVAL) != 0) {
-    log(LogLevel::kError, "connection " + std::to_string(c.id) + " has an invalid descriptor");
+    log(LogCode::kInvalidDescriptor,
+        "connection " + std::to_string(c.id) + " has an invalid descriptor");
     c.dead = true;
     return;
   }
@@ -649,7 +681,8 @@ void NoticeServer::Impl::serve_ready() {
     try {
       if (step(c)) mark_ready(c);
     } catch (const std::exception& e) {
-      log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log(LogCode::kServeFailed,
+          "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
@@ -767,13 +800,13 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
   try {
     handler_(parsed.request(), c.peer, reply);
   } catch (const std::exception& e) {
-    log(LogLevel::kError, "the handler failed on a " + std::string(op) + " request of " +
-                              peer_text(c.peer) + ": " + e.what());
+    log(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
+                                     peer_text(c.peer) + ": " + e.what());
     token->reply(to_line(error_response(ErrorCode::kInternal,
                                         "the controller failed on this request; see its log")));
   } catch (...) {
-    log(LogLevel::kError, "the handler failed on a " + std::string(op) + " request of " +
-                              peer_text(c.peer) + " (not a std::exception)");
+    log(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
+                                     peer_text(c.peer) + " (not a std::exception)");
     token->reply(to_line(error_response(ErrorCode::kInternal,
                                         "the controller failed on this request; see its log")));
   }
@@ -782,9 +815,10 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
 void NoticeServer::Impl::send_line(Connection& c, std::string line) {
   const std::size_t pending = c.out.size() - c.out_pos;
   if (pending + line.size() > settings_.max_output_bytes) {
-    log(LogLevel::kError, "closing the connection of " + peer_text(c.peer) + ": a response of " +
-                              std::to_string(line.size()) + " bytes exceeds the output limit of " +
-                              std::to_string(settings_.max_output_bytes) + " bytes");
+    log(LogCode::kOutputLimitExceeded, "closing the connection of " + peer_text(c.peer) +
+                                           ": a response of " + std::to_string(line.size()) +
+                                           " bytes exceeds the output limit of " +
+                                           std::to_string(settings_.max_output_bytes) + " bytes");
     c.dead = true;
     return;
   }

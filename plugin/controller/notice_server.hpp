@@ -85,6 +85,9 @@ class NoticeServer {
     /// Response bytes waiting for a client that does not read; beyond it the connection is
     /// closed (and logged). It bounds one response, since the next request waits for the last.
     std::size_t max_output_bytes = std::size_t{64} << 20;
+    /// Refused connections are logged rate-limited (refusal_log.hpp): a uid's first refusal in
+    /// full, then at most one line per uid and interval that counts the others. 0: every one.
+    std::chrono::milliseconds refusal_log_interval{10'000};
   };
 
   /// Creates the parent directory (0755) when missing (not its ancestors), removes a stale

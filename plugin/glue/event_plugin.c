@@ -23,6 +23,10 @@ void glue_log(void* glue, enum osmsdn_log_level level, const char* message) {
     case OSMSDN_LOG_ERROR:
       osm_level = OSM_LOG_ERROR;
       break;
+    case OSMSDN_LOG_ERROR_SYS:
+      /* One line in OpenSM's log and one in syslog, as OpenSM reports its own fatal errors. */
+      osm_level = OSM_LOG_ERROR | OSM_LOG_SYS;
+      break;
     case OSMSDN_LOG_INFO:
       osm_level = OSM_LOG_INFO;
       break;
@@ -49,7 +53,8 @@ static int glue_sm_state(void* glue) {
 static void* plugin_create(struct osm_opensm* osm) {
   struct osmsdn_glue* g = calloc(1, sizeof(*g));
   if (!g) {
-    OSM_LOG(&osm->log, OSM_LOG_ERROR, "osmsdn: out of memory\n");
+    OSM_LOG(&osm->log, OSM_LOG_ERROR | OSM_LOG_SYS,
+            GLUE_ERR "out of memory; OpenSM runs without the plugin\n", GLUE_ERR_CREATE_NOMEM);
     return NULL;
   }
   g->osm = osm;
@@ -62,7 +67,9 @@ static void* plugin_create(struct osm_opensm* osm) {
 
   int rc = osmsdn_create(OSMSDN_ABI_VERSION, &g->ops, osm->subn.opt.event_plugin_options, &g->ctx);
   if (rc != OSMSDN_OK) {
-    OSM_LOG(&osm->log, OSM_LOG_ERROR, "osmsdn: controller not created (error %d)\n", rc);
+    OSM_LOG(&osm->log, OSM_LOG_ERROR | OSM_LOG_SYS,
+            GLUE_ERR "controller not created (error %d); OpenSM runs without the plugin\n",
+            GLUE_ERR_CREATE_FAILED, rc);
     pthread_mutex_destroy(&g->mad_lock);
     free(g);
     return NULL;
@@ -113,12 +120,14 @@ static void report_subnet_up(struct osmsdn_glue* g) {
   cl_plock_release(&osm->lock);
 
   if (rc != 0) {
-    OSM_LOG(&osm->log, OSM_LOG_ERROR, "osmsdn: out of memory copying the subnet\n");
+    OSM_LOG(&osm->log, OSM_LOG_ERROR, GLUE_ERR "out of memory copying the subnet\n",
+            GLUE_ERR_UP_NOMEM);
     return;
   }
   rc = osmsdn_fabric_updated(g->ctx, &f.view, f.lfts, f.num_lfts, engine);
   if (rc != OSMSDN_OK) {
-    OSM_LOG(&osm->log, OSM_LOG_ERROR, "osmsdn: controller refused the subnet (error %d)\n", rc);
+    OSM_LOG(&osm->log, OSM_LOG_ERROR, GLUE_ERR "controller refused the subnet (error %d)\n",
+            GLUE_ERR_UP_REFUSED, rc);
   }
   glue_fabric_free(&f);
 }

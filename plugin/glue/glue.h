@@ -11,6 +11,22 @@
 
 #include "osmsdn_abi.h"
 
+/* The codes of the glue's error lines, printed as OpenSM prints its own: "ERR 5D01: ..." (see
+ * GLUE_ERR). 5D0x is the glue's share of ibsdn's prefix 5D; the C++ side's codes are in
+ * plugin/controller/log_codes.hpp, and docs/operations.md ("Log messages") explains them all. */
+enum glue_err {
+  GLUE_ERR_CREATE_NOMEM = 0x5D01,    /* plugin_create: no memory for the plugin */
+  GLUE_ERR_CREATE_FAILED = 0x5D02,   /* plugin_create: the controller did not start */
+  GLUE_ERR_UP_NOMEM = 0x5D03,        /* SUBNET UP: no memory for the subnet's copy */
+  GLUE_ERR_UP_REFUSED = 0x5D04,      /* SUBNET UP: the controller refused the subnet */
+  GLUE_ERR_ENGINE_NOMEM = 0x5D05,    /* routing engine: no memory for the subnet's copy */
+  GLUE_ERR_ENGINE_FAILED = 0x5D06,   /* routing engine: no tables; OpenSM falls back */
+  GLUE_ERR_ENGINE_REGISTER = 0x5D07, /* the routing engine could not be registered */
+  GLUE_ERR_MAD_BIND = 0x5D08         /* class 0x09 could not be bound */
+};
+/* The start of an error line's format; its first argument is the code. */
+#define GLUE_ERR "osmsdn: ERR %04X: "
+
 /* The plugin instance: one per opensm process. */
 struct osmsdn_glue {
   osm_opensm_t* osm;

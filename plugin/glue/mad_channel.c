@@ -89,9 +89,9 @@ void glue_mad_ensure_bound(struct osmsdn_glue* g) {
               OSMSDN_MGMT_CLASS, OSMSDN_CLASS_VERSION, cl_ntoh64(bind_info.port_guid));
     } else if (g->mad_bind_failures++ < GLUE_BIND_FAILURES_LOGGED) {
       OSM_LOG(&osm->log, OSM_LOG_ERROR,
-              "osmsdn: cannot bind MAD class 0x%02x on port 0x%016" PRIx64
-              "; switches will not be reached\n",
-              OSMSDN_MGMT_CLASS, cl_ntoh64(bind_info.port_guid));
+              GLUE_ERR "cannot bind MAD class 0x%02x on port 0x%016" PRIx64
+                       "; switches will not be reached\n",
+              GLUE_ERR_MAD_BIND, OSMSDN_MGMT_CLASS, cl_ntoh64(bind_info.port_guid));
     }
   }
   pthread_mutex_unlock(&g->mad_lock);

@@ -15,13 +15,15 @@ static int sdn_ucast_build_fwd_tables(void* context) {
   struct osmsdn_glue* g = context;
   struct glue_fabric f;
   if (glue_fabric_capture(g->osm, GLUE_LFT_NEW_IN_PLACE, &f) != 0) {
-    OSM_LOG(&g->osm->log, OSM_LOG_ERROR, "osmsdn: out of memory copying the subnet\n");
+    OSM_LOG(&g->osm->log, OSM_LOG_ERROR, GLUE_ERR "out of memory copying the subnet\n",
+            GLUE_ERR_ENGINE_NOMEM);
     return -1;
   }
   int rc = osmsdn_compute_lfts(g->ctx, &f.view, f.lfts, f.num_lfts);
   glue_fabric_free(&f);
   if (rc != OSMSDN_OK) {
-    OSM_LOG(&g->osm->log, OSM_LOG_ERROR, "osmsdn: sdn engine failed (error %d)\n", rc);
+    OSM_LOG(&g->osm->log, OSM_LOG_ERROR, GLUE_ERR "sdn engine failed (error %d)\n",
+            GLUE_ERR_ENGINE_FAILED, rc);
     return -1;
   }
   return 0;
@@ -45,8 +47,10 @@ int glue_register_routing_engine(struct osmsdn_glue* g) {
   };
   cl_status_t st = osm_register_external_routing_engine(g->osm, &module, g);
   if (st != CL_SUCCESS) {
-    OSM_LOG(&g->osm->log, OSM_LOG_ERROR,
-            "osmsdn: cannot register routing engine '%s' (status %d)\n", kEngineName, (int)st);
+    /* The plugin then does not load: syslog too, as for every refusal to start. */
+    OSM_LOG(&g->osm->log, OSM_LOG_ERROR | OSM_LOG_SYS,
+            GLUE_ERR "cannot register routing engine '%s' (status %d)\n", GLUE_ERR_ENGINE_REGISTER,
+            kEngineName, (int)st);
     return -1;
   }
   OSM_LOG(&g->osm->log, OSM_LOG_INFO, "osmsdn: routing engine '%s' registered\n", kEngineName);

@@ -49,10 +49,11 @@ class FakeGlue {
  public:
   FakeGlue() {
     ops_.glue = this;
-    ops_.log = [](void* g, osmsdn_log_level, const char* m) {
+    ops_.log = [](void* g, osmsdn_log_level level, const char* m) {
       auto* self = static_cast<FakeGlue*>(g);
       std::lock_guard lock(self->mu_);
       self->log_.emplace_back(m);
+      self->levels_.push_back(level);
       self->cv_.notify_all();
     };
     ops_.send_mad = [](void* g, std::uint16_t dlid, const std::uint8_t* mad) {
@@ -122,6 +123,17 @@ class FakeGlue {
     std::lock_guard lock(mu_);
     return count_locked(text);
   }
+  /// Lines at `level` that start with `start` and contain `text`.
+  std::size_t count_starting(osmsdn_log_level level, const std::string& start,
+                             const std::string& text = "") {
+    std::lock_guard lock(mu_);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < log_.size(); ++i) {
+      n += levels_[i] == level && log_[i].starts_with(start) &&
+           log_[i].find(text) != std::string::npos;
+    }
+    return n;
+  }
   std::string log_text() {
     std::lock_guard lock(mu_);
     std::string out;
@@ -158,6 +170,7 @@ class FakeGlue {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::string> log_;
+  std::vector<osmsdn_log_level> levels_;  // of each line of log_
 };
 
 /// XGFT(2;4,4;1,4) with the sdn engine's LFTs, as OpenSM would hand them over.
@@ -579,6 +592,36 @@ TEST(ControllerBridge, RejectsBadOptionsConfigsAndAbiVersionsWithALogLine) {
   EXPECT_NE(osmsdn_create(OSMSDN_ABI_VERSION, &glue.ops(), missing.options.c_str(), &ctx),
             OSMSDN_OK);
   EXPECT_EQ(glue.count("cannot read"), 1u) << glue.log_text();
+}
+
+// A controller that does not start is what administrators must hear of: one line with its code,
+// to OpenSM's log and syslog.
+TEST(ControllerBridge, RefusalToStart_IsOneCodedLineForSyslogToo) {
+  FakeGlue glue;
+  Sandbox box("table_capacity: lots\n");
+  osmsdn_ctx* ctx = nullptr;
+  EXPECT_NE(osmsdn_create(OSMSDN_ABI_VERSION, &glue.ops(), box.options.c_str(), &ctx), OSMSDN_OK);
+  EXPECT_EQ(glue.count_starting(OSMSDN_LOG_ERROR_SYS,
+                                "ERR 5D10: osmsdn_create: cannot start the controller: "),
+            1u)
+      << glue.log_text();
+  EXPECT_EQ(glue.count("cannot start the controller"), 1u) << glue.log_text();
+  EXPECT_EQ(osmsdn_create(OSMSDN_ABI_VERSION + 1, &glue.ops(), nullptr, &ctx), OSMSDN_ERR_INVALID);
+  EXPECT_EQ(glue.count_starting(OSMSDN_LOG_ERROR_SYS, "ERR 5D11: glue ABI version "), 1u)
+      << glue.log_text();
+}
+
+// OpenSM 3.3.23 has no warning level.
+TEST(ControllerBridge, Warnings_GoOutAtInfoMarkedAsWarnings) {
+  FakeGlue glue;
+  Sandbox box;  // its switch_key is written in the configuration file
+  osmsdn_ctx* ctx = nullptr;
+  ASSERT_EQ(osmsdn_create(OSMSDN_ABI_VERSION, &glue.ops(), box.options.c_str(), &ctx), OSMSDN_OK);
+  EXPECT_EQ(glue.count_starting(OSMSDN_LOG_INFO, "warning: ",
+                                "switch_key: the key is written in the configuration file"),
+            1u)
+      << glue.log_text();
+  osmsdn_destroy(ctx);
 }
 
 TEST(ControllerBridge, IgnoresAnswersThatMatchNoRequest) {

@@ -117,7 +117,8 @@ grep -q "osmsdn: sdn engine" "$log" && fail "the sdn engine ran although ftree w
 "$check" "$WORK/fabric.net" "$WORK/ftree/dump" || fail "the ftree LFTs do not connect every HCA pair"
 expect_audit ftree
 
-# 3. A broken configuration: the plugin stays out, opensm logs where the mistake is and routes.
+# 3. A broken configuration: the plugin stays out, opensm logs where the mistake is (to syslog
+#    too) and routes.
 dir="$WORK/badconf"
 mkdir -p "$dir"
 printf 'state_dir: %s/state\ntable_capacity: lots\n' "$dir" >"$dir/ibsdn.yaml"
@@ -125,9 +126,13 @@ opensm_conf "$dir" "event_plugin_name osmsdn" "event_plugin_options config=$dir/
   "sa_db_dump TRUE"
 opensm_run "$dir" -R ftree || fail "opensm with a broken plugin configuration failed"
 grep -q "SUBNET UP" "$dir/opensm.log" || fail "no SUBNET UP with a broken plugin configuration"
-grep -q "osmsdn: osmsdn_create: cannot start the controller: .*ibsdn.yaml:2:17: table_capacity" \
-  "$dir/opensm.log" ||
-  fail "opensm's log does not say where the configuration is wrong"
+refusal="osmsdn: ERR 5D10: osmsdn_create: cannot start the controller: .*ibsdn.yaml:2:17: table_capacity"
+# 0x81: OSM_LOG_ERROR | OSM_LOG_SYS. OpenSM prints its SYS lines, which go to syslog, to stdout too.
+grep -q "0x81 -> $refusal" "$dir/opensm.log" ||
+  fail "opensm's log does not say where the configuration is wrong, as an error for syslog too"
+grep -q "^$refusal" "$dir/opensm.out" || fail "the refusal did not take OpenSM's syslog path"
+grep -q "0x81 -> plugin_create: osmsdn: ERR 5D02: controller not created (error -1); OpenSM runs without the plugin" \
+  "$dir/opensm.log" || fail "opensm's log does not say that the plugin stays out"
 grep -q "osmsdn: subnet up" "$dir/opensm.log" && fail "the plugin ran with a broken configuration"
 
 ((have_agent)) || echo "NOTE: ran without ibsdn-switch-agent (not built)"

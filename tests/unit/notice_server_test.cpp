@@ -146,12 +146,12 @@ class LogSink {
       lines_.emplace_back(level, message);
     };
   }
-  bool contains(LogLevel level, const std::string& text) {
+  bool contains(LogLevel level, const std::string& text) { return count(level, text) > 0; }
+  std::size_t count(LogLevel level, const std::string& text) {
     const std::lock_guard lock(mutex_);
-    for (const auto& [l, m] : lines_) {
-      if (l == level && m.find(text) != std::string::npos) return true;
-    }
-    return false;
+    std::size_t n = 0;
+    for (const auto& [l, m] : lines_) n += l == level && m.find(text) != std::string::npos;
+    return n;
   }
 
  private:
@@ -613,6 +613,44 @@ TEST(NoticeServer, ReplyAfterTheClientLeft_IsHarmless) {
   Client next(path);
   ASSERT_TRUE(next.send(kPing));
   ASSERT_TRUE(held.wait_for(2));
+}
+
+// A flood of refused connections must not flood OpenSM's log: one line in full, then a count.
+TEST(NoticeServer, RefusedConnections_AreLoggedOncePerUidThenCountedInOneLine) {
+  TempDir dir;
+  const std::string path = dir.file("s.sock");
+  LogSink logs;
+  NoticeServer::Settings settings = settings_for(path);
+  settings.max_connections = 1;  // refuses root too
+  settings.max_connections_per_uid = 1;
+  settings.reserved_for_scheduler = 0;
+  settings.refusal_log_interval = 300ms;
+  NoticeServer server(settings, pong_handler(), logs.log());
+  Client held(path);
+  ASSERT_TRUE(wait_until([&] { return server.connections() == 1; }));
+  for (int i = 0; i < 5; ++i) {
+    Client refused(path);
+    EXPECT_EQ(error_code(refused.read_json()), "busy");
+  }
+  EXPECT_EQ(logs.count(LogLevel::kWarn, "refusing the connection of"), 1u);
+  // Nothing else happens on the socket: the server wakes up for the count by itself.
+  const std::string summary = "4 more connections refused from uid " + std::to_string(::getuid()) +
+                              " (the last: 1 connections are open)";
+  EXPECT_TRUE(wait_until([&] { return logs.count(LogLevel::kWarn, summary) == 1; }));
+  EXPECT_EQ(logs.count(LogLevel::kWarn, "refusing the connection of"), 1u);
+}
+
+TEST(NoticeServer, ErrorLines_CarryTheirCodeFirst) {
+  TempDir dir;
+  LogSink logs;
+  NoticeServer server(
+      settings_for(dir.file("s.sock")), [](Request, PeerCredentials, NoticeServer::Reply) {},
+      logs.log());
+  Client client(dir.file("s.sock"));
+  ASSERT_TRUE(client.send(kPing));
+  EXPECT_EQ(error_code(client.read_json()), "internal");
+  EXPECT_TRUE(logs.contains(
+      LogLevel::kError, "ERR 5D82: notice server " + dir.file("s.sock") + ": a request of pid"));
 }
 
 TEST(NoticeServer, HandlerThatThrows_IsAnsweredInternalAndLogged) {
