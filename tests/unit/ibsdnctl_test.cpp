@@ -478,10 +478,11 @@ TEST(IbsdnctlClient, InterpretResponse_ChecksVersionOkAndError) {
 // ---- The client against a canned server -------------------------------------------------
 
 // Accepts one connection on a Unix socket, reads one request line and then answers with a canned
-// line, stays silent until the client hangs up, or closes at once.
+// line, stays silent until the client hangs up, or closes at once; or, refusing the connection
+// like the controller at its limits, writes the canned line and closes without reading anything.
 class CannedServer {
  public:
-  enum class Mode { kAnswer, kSilent, kClose };
+  enum class Mode { kAnswer, kSilent, kClose, kRefuse };
 
   explicit CannedServer(std::string reply, Mode mode = Mode::kAnswer)
       : path_(dir_.file("notice.sock")), reply_(std::move(reply)), mode_(mode) {
@@ -525,6 +526,11 @@ class CannedServer {
     if (!readable(listen_fd_)) return;
     const int fd = ::accept(listen_fd_, nullptr, nullptr);
     if (fd < 0) return;
+    if (mode_ == Mode::kRefuse) {
+      (void)::send(fd, reply_.data(), reply_.size(), MSG_NOSIGNAL);
+      ::close(fd);
+      return;
+    }
     char buf[4096];
     while (received_.find('\n') == std::string::npos && readable(fd)) {
       const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
@@ -660,6 +666,31 @@ TEST(IbsdnctlClient, OversizedResponse_IsRefused) {
   const Reply r = call_controller(server.path(), request_line(PingQuery{}), 5s, 1000);
   EXPECT_EQ(r.status, Reply::Status::kNoAnswer);
   EXPECT_EQ(r.message, server.path() + ": malformed response: longer than 1000 bytes");
+}
+
+// A request far larger than the socket's buffer: the write cannot complete before the server
+// closes, so it fails with EPIPE (without a SIGPIPE, which would end this test program).
+std::string huge_request() {
+  return R"({"v":1,"op":"ping","pad":")" + std::string(std::size_t{8} << 20, 'x') + "\"}";
+}
+
+TEST(IbsdnctlClient, RefusedBeforeTheRequestIsWritten_ShowsTheServersLineNotABrokenPipe) {
+  CannedServer server(
+      to_line(error_response(ErrorCode::kBusy,
+                             "uid 65534 holds 8 connections, the per-uid limit is 8")),
+      CannedServer::Mode::kRefuse);
+  const Reply r = call_controller(server.path(), huge_request(), 5s);
+  EXPECT_EQ(r.status, Reply::Status::kControllerError) << r.message;
+  EXPECT_EQ(r.error_code, "busy");
+  EXPECT_EQ(r.message, "uid 65534 holds 8 connections, the per-uid limit is 8");
+}
+
+TEST(IbsdnctlClient, RefusedWithoutALine_ReportsTheFailedWrite) {
+  CannedServer server("", CannedServer::Mode::kRefuse);
+  const Reply r = call_controller(server.path(), huge_request(), 5s);
+  EXPECT_EQ(r.status, Reply::Status::kNoAnswer);
+  EXPECT_TRUE(r.message.starts_with("cannot send the request to " + server.path() + ": "))
+      << r.message;
 }
 
 TEST(IbsdnctlClient, NoSocket_ExitsThreeWithPathAndErrno) {
