@@ -142,8 +142,10 @@ std::string entry_text(const Fields& entry) {
 std::string format_pong(const json& response) {
   const Fields r(response, "");
   if (!r.boolean("pong")) throw MalformedResponse("at /pong: expected true");
+  std::string sm;
+  if (response.contains("sm_state")) sm = ", SM " + r.str("sm_state");
   return "pong: ibsdn " + r.str("version") + ", notice protocol " +
-         std::to_string(r.sint("protocol")) + "\n";
+         std::to_string(r.sint("protocol")) + sm + "\n";
 }
 
 std::string format_ready(const json& response) {

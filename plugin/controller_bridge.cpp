@@ -113,6 +113,12 @@ int osmsdn_fabric_updated(osmsdn_ctx* ctx, const osmsdn_fabric* fabric, const os
   });
 }
 
+void osmsdn_sm_state_changed(osmsdn_ctx* ctx, int state) {
+  if (ctx == nullptr) return;
+  guarded(&ctx->controller.glue(), "SM state change",
+          [&] { ctx->controller.sm_state_changed(state); });
+}
+
 void osmsdn_mad_received(osmsdn_ctx* ctx, uint16_t slid, const uint8_t mad[OSMSDN_MAD_SIZE]) {
   if (ctx == nullptr || mad == nullptr) return;
   guarded(&ctx->controller.glue(), "MAD received",

@@ -19,6 +19,10 @@ using Clock = std::chrono::steady_clock;
 // notices or sweeps must not exhaust memory.
 constexpr std::size_t kMaxQueuedEvents = 4096;
 
+// How often the controller thread asks for OpenSM's SM state when nothing else wakes it: a
+// master that became standby stops acting on the switches within this time.
+constexpr auto kSmStatePoll = std::chrono::seconds(1);
+
 std::string ms_since(Clock::time_point start) {
   const auto us =
       std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count();
@@ -57,6 +61,7 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
     : glue_(ops), options_(std::move(options)), transport_(glue_) {
   std::vector<std::string> notes;
   config_ = load(options_, notes);
+  expand_path_templates(config_, glue_.sm_port_guid());
   for (const std::string& w : config_.warnings) notes.push_back(w);
   for (const std::string& n : notes) glue_.info("warning: " + n);
 
@@ -184,6 +189,21 @@ void Controller::fabric_updated(const osmsdn_fabric& fabric, std::span<const osm
   enqueue(std::move(s));
 }
 
+void Controller::sm_state_changed(int state) {
+  if (state == OSMSDN_SM_STANDBY || state == OSMSDN_SM_NOTACTIVE) {
+    other_master_seen_.store(true);
+  }
+  std::lock_guard lock(mu_);
+  cv_.notify_all();
+}
+
+void Controller::sync_sm_state() {
+  const int state = glue_.sm_state();
+  bool other = other_master_seen_.exchange(false);
+  other = other || state == OSMSDN_SM_STANDBY || state == OSMSDN_SM_NOTACTIVE;
+  jobs_->set_sm_state(state == OSMSDN_SM_MASTER, other, GlueServices::sm_state_name(state));
+}
+
 void Controller::mad_received(Lid slid, const mad::MadBytes& bytes) {
   transport_.deliver(slid, bytes);
 }
@@ -210,6 +230,7 @@ void Controller::enqueue(Event e) {
 void Controller::run() {
   const auto interval = std::chrono::milliseconds(config_.audit_interval_ms);
   auto next_check = Clock::now() + interval;
+  auto next_state_poll = Clock::now();
   std::unique_lock lock(mu_);
   std::size_t dropped_reported = 0;
   for (;;) {
@@ -234,12 +255,24 @@ void Controller::run() {
       }
       // Nothing may escape the controller thread: an exception here would terminate opensm.
       try {
+        sync_sm_state();
         std::visit([this](auto& ev) { handle(ev); }, e);
       } catch (const std::exception& ex) {
         glue_.error(std::string("controller: ") + ex.what());
       } catch (...) {
         glue_.error("controller: unknown exception");
       }
+      lock.lock();
+      continue;
+    }
+    if (Clock::now() >= next_state_poll && !stopping_) {
+      lock.unlock();
+      try {
+        sync_sm_state();
+      } catch (const std::exception& ex) {
+        glue_.error(std::string("controller: SM state: ") + ex.what());
+      }
+      next_state_poll = Clock::now() + kSmStatePoll;
       lock.lock();
       continue;
     }
@@ -256,11 +289,11 @@ void Controller::run() {
       lock.lock();
       continue;
     }
-    const auto ready = [this] { return !queue_.empty() || stopping_; };
-    if (interval.count() > 0) {
-      cv_.wait_until(lock, next_check, ready);
-    } else {
-      cv_.wait(lock, ready);
+    const auto ready = [this] { return !queue_.empty() || stopping_ || other_master_seen_.load(); };
+    const auto wake =
+        interval.count() > 0 ? std::min(next_check, next_state_poll) : next_state_poll;
+    if (cv_.wait_until(lock, wake, ready) && other_master_seen_.load()) {
+      next_state_poll = Clock::now();
     }
   }
   accepting_ = false;

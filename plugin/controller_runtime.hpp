@@ -12,6 +12,7 @@
 //  - the controller thread: everything else, one event at a time, plus the periodic audit.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -57,6 +58,9 @@ class Controller {
 
   void fabric_updated(const osmsdn_fabric& fabric, std::span<const osmsdn_lft> tables,
                       std::string engine);
+  /// OpenSM's STATE_CHANGE event: remembers a STANDBY or NOT ACTIVE state (another SM is
+  /// master) for the controller thread, which applies the state before its next step.
+  void sm_state_changed(int state);
   void mad_received(Lid slid, const mad::MadBytes& bytes);
   void mad_failed(Lid dlid, const mad::MadBytes& request, bool timed_out);
 
@@ -85,6 +89,8 @@ class Controller {
   void handle(SubnetUp& s);
   void handle(Notice& n);
   void log(LogLevel level, const std::string& message) const;
+  /// Tells the job controller OpenSM's SM state (controller thread).
+  void sync_sm_state();
 
   const GlueServices glue_;
   const Options options_;
@@ -101,6 +107,8 @@ class Controller {
   bool accepting_ = true;
   bool worker_done_ = false;
   std::size_t dropped_ = 0;
+  /// Set by sm_state_changed() when OpenSM was STANDBY or NOT ACTIVE; read by sync_sm_state().
+  std::atomic<bool> other_master_seen_{false};
 
   std::thread worker_;
   std::unique_ptr<NoticeServer> server_;  // last: it queues into everything above

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define OSMSDN_ABI_VERSION 1u
+#define OSMSDN_ABI_VERSION 2u
 
 /* One MAD, as it travels: the 24-byte common header and 232 data bytes. */
 #define OSMSDN_MAD_SIZE 256u
@@ -45,6 +45,14 @@ enum osmsdn_log_level {
   OSMSDN_LOG_INFO = 1,
   OSMSDN_LOG_VERBOSE = 2,
   OSMSDN_LOG_DEBUG = 3
+};
+
+/* OpenSM's SM state (SMInfo:SMState, IB_SMINFO_STATE_*): only a MASTER acts on the fabric. */
+enum osmsdn_sm_state {
+  OSMSDN_SM_NOTACTIVE = 0,
+  OSMSDN_SM_DISCOVERING = 1,
+  OSMSDN_SM_STANDBY = 2,
+  OSMSDN_SM_MASTER = 3
 };
 
 /* NodeInfo NodeType values. */
@@ -91,10 +99,13 @@ struct osmsdn_lft {
   uint32_t size;
 };
 
-/* What the glue offers the controller. `glue` is passed back as the first argument. Both
+/* What the glue offers the controller. `glue` is passed back as the first argument. The
  * functions may be called from any thread and never block on the network. */
 struct osmsdn_glue_ops {
   void* glue;
+  /* The GUID of the port this SM runs on as opensm was told (--guid, `guid` in opensm.conf);
+   * 0 when opensm picks the port itself. Fills the `%g` of templated paths. */
+  uint64_t sm_port_guid;
   /* Writes one line (no trailing newline needed) to OpenSM's log. */
   void (*log)(void* glue, enum osmsdn_log_level level, const char* message);
   /* Sends a request MAD LID-routed to `dlid` (GSI: QP 1, Q_Key 0x80010000, P_Key index 0) and
@@ -102,6 +113,8 @@ struct osmsdn_glue_ops {
    * no agent) in osmsdn_mad_send_failed — possibly before send_mad returns. Returns OSMSDN_OK or
    * OSMSDN_ERR_UNAVAILABLE / OSMSDN_ERR_SEND. */
   int (*send_mad)(void* glue, uint16_t dlid, const uint8_t mad[OSMSDN_MAD_SIZE]);
+  /* OpenSM's SM state now (enum osmsdn_sm_state). NULL: always master (tests without OpenSM). */
+  int (*sm_state)(void* glue);
 };
 
 struct osmsdn_ctx; /* the C++ controller, opaque to C */
@@ -128,6 +141,10 @@ int osmsdn_compute_lfts(struct osmsdn_ctx* ctx, const struct osmsdn_fabric* fabr
  * of it and returns; the controller handles it on its own thread. */
 int osmsdn_fabric_updated(struct osmsdn_ctx* ctx, const struct osmsdn_fabric* fabric,
                           const struct osmsdn_lft* lfts, uint32_t num_lfts, const char* engine);
+
+/* OpenSM reported a change of its SM state (OSM_EVENT_ID_STATE_CHANGE); `state` is the state
+ * now (enum osmsdn_sm_state). Records it and returns. */
+void osmsdn_sm_state_changed(struct osmsdn_ctx* ctx, int state);
 
 /* A response to one of the controller's MADs arrived from `slid`. */
 void osmsdn_mad_received(struct osmsdn_ctx* ctx, uint16_t slid, const uint8_t mad[OSMSDN_MAD_SIZE]);

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "flowtable/guid_text.hpp"
 #include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 
@@ -84,6 +85,17 @@ class Reader {
       fail(n, std::string(key) + ": " + quote_for_message(p) + " is not an absolute path");
     }
     if (p.find('\0') != std::string::npos) fail(n, std::string(key) + ": contains a NUL byte");
+    return p;
+  }
+
+  // An absolute path that may hold %g (the SM port GUID) and %% (a %).
+  std::string templated_path(const YAML::Node& n, std::string_view key) const {
+    std::string p = absolute_path(n, key);
+    try {
+      (void)expand_path_template(p, kTemplateCheckGuid);
+    } catch (const std::invalid_argument& e) {
+      fail(n, std::string(key) + ": " + e.what());
+    }
     return p;
   }
 
@@ -316,8 +328,9 @@ Config parse_config(std::string_view text, std::string_view source_name) {
                                                         "log_level"};
     r.for_each_key(docs[0], kTopLevel, kKeys, [&](const std::string& key, const YAML::Node& v) {
       if (key == "notice_socket") {
-        c.notice_socket = r.absolute_path(v, key);
-        if (c.notice_socket.size() >= sizeof(sockaddr_un{}.sun_path)) {
+        c.notice_socket = r.templated_path(v, key);
+        if (expand_path_template(c.notice_socket, kTemplateCheckGuid).size() >=
+            sizeof(sockaddr_un{}.sun_path)) {
           r.fail(v, "notice_socket: longer than " +
                         std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) +
                         " bytes, the limit of a Unix socket path");
@@ -325,12 +338,12 @@ Config parse_config(std::string_view text, std::string_view source_name) {
       } else if (key == "socket_group") {
         c.socket_group = parse_group(r, v, key);
       } else if (key == "state_dir") {
-        c.state_dir = r.absolute_path(v, key);
+        c.state_dir = r.templated_path(v, key);
       } else if (key == "switch_key") {
         parse_switch_key(r, v, c);
         key_node = v;
       } else if (key == "switch_key_file") {
-        c.switch_key_file = r.absolute_path(v, key);
+        c.switch_key_file = r.templated_path(v, key);
         key_file_node = v;
       } else if (key == "table_capacity") {
         c.table_capacity = static_cast<std::size_t>(r.integer(v, key, 1, kMaxTableCapacity));
@@ -408,6 +421,42 @@ Config parse_config(std::string_view text, std::string_view source_name) {
         "switch_key_file (docs/security.md)"));
   }
   return c;
+}
+
+std::string expand_path_template(std::string_view path, std::uint64_t port_guid) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (path[i] != '%') {
+      out += path[i];
+      continue;
+    }
+    if (i + 1 == path.size()) throw std::invalid_argument("a lone % at the end (write %% for %)");
+    const char c = path[++i];
+    if (c == '%') {
+      out += '%';
+    } else if (c == 'g') {
+      if (port_guid == 0) {
+        throw std::invalid_argument(
+            "%g (the SM port GUID) needs opensm started on a given port: --guid GUID, or "
+            "`guid` in opensm.conf (Debian's opensm@.service passes --guid)");
+      }
+      out += guid_text(Guid(port_guid));
+    } else {
+      throw std::invalid_argument(std::string("unknown %") + c +
+                                  " (paths know %g, the SM port GUID, and %% for %)");
+    }
+  }
+  return out;
+}
+
+void expand_path_templates(Config& c, std::uint64_t port_guid) {
+  try {
+    c.notice_socket = expand_path_template(c.notice_socket, port_guid);
+    c.state_dir = expand_path_template(c.state_dir, port_guid);
+    if (c.switch_key_file) c.switch_key_file = expand_path_template(*c.switch_key_file, port_guid);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("configuration", 0, 0, e.what());
+  }
 }
 
 Config load_config(const std::string& path) {

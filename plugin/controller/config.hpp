@@ -93,7 +93,9 @@ inline constexpr std::uint32_t kMaxJobStartTimeoutMs = 600'000;
 inline constexpr std::uint32_t kMaxAuditIntervalMs = 86'400'000;
 
 struct Config {
-  /// The Unix socket Slurm's hook and ibsdnctl connect to. Absolute, at most 107 bytes.
+  /// The Unix socket Slurm's hook and ibsdnctl connect to. Absolute, at most 107 bytes. This,
+  /// state_dir and switch_key_file may hold `%g`, the SM port's GUID (expand_path_templates):
+  /// one opensm per port, or an active and a standby SM on one host, then never share them.
   std::string notice_socket = "/run/ibsdn/notice.sock";
   /// Group owning the socket; the socket is then 0660, otherwise 0600 (root only). Never
   /// world-accessible: any local user could otherwise reroute the fabric.
@@ -148,6 +150,19 @@ struct Config {
   /// 0660 with socket_group, else 0600.
   [[nodiscard]] mode_t socket_mode() const { return socket_group ? 0660 : 0600; }
 };
+
+/// A port GUID that only serves to check a template's syntax and length.
+inline constexpr std::uint64_t kTemplateCheckGuid = ~std::uint64_t{0};
+
+/// `path` with `%g` replaced by `port_guid` as 0x + 16 hex digits (the form opensm@.service's
+/// instance name has) and `%%` by `%`. Throws std::invalid_argument on another `%` sequence, or
+/// on `%g` with port_guid 0 (opensm chose its port itself).
+std::string expand_path_template(std::string_view path, std::uint64_t port_guid);
+
+/// Expands notice_socket, state_dir and switch_key_file (expand_path_template) for the SM port
+/// the plugin runs on, so that one configuration serves every opensm@GUID instance of a host.
+/// Throws ConfigError.
+void expand_path_templates(Config& c, std::uint64_t port_guid);
 
 /// Parses configuration text; `source_name` is used in error messages. Throws ConfigError.
 Config parse_config(std::string_view text, std::string_view source_name);

@@ -184,7 +184,8 @@ std::optional<json> answer_from_view(const ControllerView& view, const Request& 
     return std::visit(
         [&](const auto& r) -> json {
           using T = std::decay_t<decltype(r)>;
-          if constexpr (std::is_same_v<T, PingQuery>) return pong_response(view.version);
+          if constexpr (std::is_same_v<T, PingQuery>)
+            return pong_response(view.version, view.sm_state);
           if constexpr (std::is_same_v<T, JobsQuery>) return jobs_answer(view);
           if constexpr (std::is_same_v<T, FlowsQuery>) return flows_answer(view, r);
           if constexpr (std::is_same_v<T, LinksQuery>) return links_answer(view, r);

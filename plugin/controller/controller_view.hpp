@@ -51,6 +51,7 @@ struct ControllerView {
   std::int32_t swml_flows = 0;
   std::vector<std::pair<std::string, std::uint64_t>> counters;  // stats, sorted by name
   std::string version;
+  std::string sm_state = "MASTER";  // OpenSM's SM state as the controller last saw it
 };
 
 /// The answer to a query the view can serve (ping, jobs, flows without --from-switch, links,

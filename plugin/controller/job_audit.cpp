@@ -219,7 +219,7 @@ JobController::AuditOutcome JobController::audit_switches(const std::vector<Swit
 }
 
 void JobController::periodic_check() {
-  if (!fabric_) return;
+  if (!fabric_ || !master_ || takeover_) return;
   const std::vector<Switch> switches = due_switches();
   std::vector<Lid> lids;
   for (const Switch& s : switches) lids.push_back(s.lid);

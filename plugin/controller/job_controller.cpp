@@ -64,7 +64,7 @@ json JobController::handle(const Request& request, const Caller& caller) noexcep
       authorize(request, caller);
       if (const auto answer = answer_from_view(*view(), request)) {
         out = *answer;
-      } else if (!fabric_) {
+      } else if (refuse_unless_master(request); !fabric_) {
         throw NoticeFailure(ErrorCode::kBusy,
                             "the controller has no fabric yet (waiting for OpenSM's first SUBNET "
                             "UP); retry");
@@ -158,6 +158,7 @@ void JobController::publish() {
   auto v = std::make_shared<ControllerView>();
   v->fabric = fabric_;
   v->hosts = host_view_;
+  v->sm_state = sm_state_;
   std::uint64_t entries = 0;
   std::erase_if(job_views_, [&](const auto& kv) { return !jobs_.contains(kv.first); });
   for (const auto& [id, j] : jobs_) {
@@ -172,12 +173,12 @@ void JobController::publish() {
     s.job = id;
     s.user = j.request.user;
     s.nodes = j.request.nodes.size();
-    s.pattern = traffic_text(j.request.traffic);
+    s.pattern = j.adopted ? "unknown" : traffic_text(j.request.traffic);
     s.algorithm = j.algorithm;
     s.phase = j.phase;
     for (const auto& [g, e] : j.entries) s.entries += e.size();
     s.started_unix_ms = j.started_unix_ms;
-    s.degraded = j.ready.degraded || !j.routed;
+    s.degraded = !j.adopted && (j.ready.degraded || !j.routed);
     entries += s.entries;
     jv->owner_uid = j.owner_uid;
     jv->entries = j.entries;

@@ -86,6 +86,16 @@ class JobController {
   /// Makes every running and later routing step stop at its next deadline check (shutdown).
   void cancel() { cancel_.store(true); }
 
+  /// OpenSM's SM state, given before every event (the plugin asks the glue): only a master's
+  /// controller acts on the switches. `other_master_seen`: OpenSM was STANDBY or NOT ACTIVE since
+  /// the last call, so another SM may have changed the switches (job_takeover.cpp).
+  void set_sm_state(bool master, bool other_master_seen, const std::string& state);
+  [[nodiscard]] bool is_master() const { return master_; }
+
+  /// The algorithm and user name an adopted job is stored with.
+  static constexpr const char* kAdoptedAlgorithm = "adopted";
+  static constexpr const char* kAdoptedUser = "adopted";
+
   [[nodiscard]] bool has_fabric() const { return fabric_ != nullptr; }
   [[nodiscard]] std::size_t active_jobs() const { return jobs_.size(); }
 
@@ -113,6 +123,9 @@ class JobController {
     std::vector<std::vector<std::pair<std::uint64_t, std::uint8_t>>> signature;
     std::map<Guid, std::vector<FlowEntry>> entries;  // intended, by switch
     bool routed = false;  // false: its hosts are gone from the fabric; it holds no load
+    /// Taken over from the switches without its request (job_takeover.cpp): it keeps the entries
+    /// found, carries no load and is never re-routed; only job_end applies.
+    bool adopted = false;
     JobReady ready;
     std::size_t rank_flows = 0;
     /// Bumped by every change queries can see, so that publish() reuses unchanged job views.
@@ -183,6 +196,12 @@ class JobController {
   std::vector<FlowEntry> intended(Guid sw) const;
   Deadline deadline_from(std::chrono::steady_clock::time_point start) const;
 
+  // Fail-over (job_takeover.cpp).
+  /// Throws NoticeFailure unless this controller may act on the switches now.
+  void refuse_unless_master(const Request& request) const;
+  /// Reads every switch and reconciles the jobs with the cookies found (see the file's comment).
+  void take_over(bool switches_are_truth);
+
   // Persistence (job_persistence.cpp).
   void persist(JobId id, const Job& j);
   void unpersist(JobId id);
@@ -226,6 +245,9 @@ class JobController {
   std::unique_ptr<NetworkState> net_;
   std::map<JobId, Job> jobs_;
   bool reloaded_ = false;
+  bool master_ = true;
+  bool takeover_ = false;  // another SM was master since this one last read the switches
+  std::string sm_state_ = "MASTER";
   /// What the controller knows of each switch's SDN agent. A switch that never answered the SDN
   /// class is "not SDN-capable" (every real fabric has such switches): it is probed again only
   /// after an exponential back-off or when its ports change, and no job relies on entries there.

@@ -76,6 +76,7 @@ void JobController::reload_from_store() {
     j.request = std::get<JobStartRequest>(parsed.request());
     j.owner_uid = s.uid;
     j.algorithm = s.algorithm;
+    j.adopted = s.algorithm == kAdoptedAlgorithm;
     j.phase = s.phase;
     j.started_unix_ms = s.started_unix_ms;
     for (IntendedEntry& e : s.entries) j.entries[e.switch_guid].push_back(std::move(e.entry));

@@ -25,6 +25,7 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
   for (auto& [id, jp] : ordered_jobs()) {
     Job& j = *jp;
     if (after && order_of(id, j) <= *after) continue;
+    if (j.adopted) continue;  // its traffic is unknown: it keeps the entries it was found with
     bool ok = true;
     std::string why;
     try {
@@ -128,7 +129,14 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
     j.routed = false;
   }
   note_cabling();
-  reconcile(std::nullopt, first);
+  // A new master (or a restart) first learns what the switches hold: nothing found under a
+  // cookie is deleted before it is known to belong to no job (job_takeover.cpp).
+  const bool took_over = takeover_;
+  if (first || took_over) {
+    take_over(took_over);
+    takeover_ = false;
+  }
+  reconcile(std::nullopt, first || took_over);
   const AuditOutcome a = audit_switches(due_switches(), true);
   std::size_t unreachable = 0;
   for (const AuditFinding& fd : a.findings) unreachable += fd.kind == "unreachable";

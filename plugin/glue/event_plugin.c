@@ -11,6 +11,11 @@
 
 #include "glue.h"
 
+_Static_assert(IB_SMINFO_STATE_NOTACTIVE == OSMSDN_SM_NOTACTIVE, "SM state values");
+_Static_assert(IB_SMINFO_STATE_DISCOVERING == OSMSDN_SM_DISCOVERING, "SM state values");
+_Static_assert(IB_SMINFO_STATE_STANDBY == OSMSDN_SM_STANDBY, "SM state values");
+_Static_assert(IB_SMINFO_STATE_MASTER == OSMSDN_SM_MASTER, "SM state values");
+
 void glue_log(void* glue, enum osmsdn_log_level level, const char* message) {
   struct osmsdn_glue* g = glue;
   osm_log_level_t osm_level = OSM_LOG_ERROR;
@@ -33,6 +38,14 @@ void glue_log(void* glue, enum osmsdn_log_level level, const char* message) {
   }
 }
 
+/* osmsdn_glue_ops.sm_state: OpenSM's state machine writes subn.sm_state on its own threads; one
+ * byte, read without its lock, is at worst one transition late (the controller asks again before
+ * every action). */
+static int glue_sm_state(void* glue) {
+  const struct osmsdn_glue* g = glue;
+  return (int)__atomic_load_n(&g->osm->subn.sm_state, __ATOMIC_RELAXED);
+}
+
 static void* plugin_create(struct osm_opensm* osm) {
   struct osmsdn_glue* g = calloc(1, sizeof(*g));
   if (!g) {
@@ -44,6 +57,8 @@ static void* plugin_create(struct osm_opensm* osm) {
   g->ops.glue = g;
   g->ops.log = glue_log;
   g->ops.send_mad = glue_mad_send;
+  g->ops.sm_state = glue_sm_state;
+  g->ops.sm_port_guid = cl_ntoh64(osm->subn.opt.guid);
 
   int rc = osmsdn_create(OSMSDN_ABI_VERSION, &g->ops, osm->subn.opt.event_plugin_options, &g->ctx);
   if (rc != OSMSDN_OK) {
@@ -119,6 +134,9 @@ static void plugin_report(void* plugin_data, osm_epi_event_id_t event_id, void* 
   switch (event_id) {
     case OSM_EVENT_ID_HEAVY_SWEEP_START:
       g->sweep_reported = 0;
+      break;
+    case OSM_EVENT_ID_STATE_CHANGE:
+      osmsdn_sm_state_changed(g->ctx, glue_sm_state(g));
       break;
     case OSM_EVENT_ID_SA_DB_DUMPED:
     case OSM_EVENT_ID_SUBNET_UP:

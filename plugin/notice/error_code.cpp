@@ -6,7 +6,7 @@
 namespace ibsdn {
 namespace {
 
-constexpr std::array<std::pair<ErrorCode, std::string_view>, 14> kErrorNames = {{
+constexpr std::array<std::pair<ErrorCode, std::string_view>, 15> kErrorNames = {{
     {ErrorCode::kParseError, "parse_error"},
     {ErrorCode::kUnsupportedVersion, "unsupported_version"},
     {ErrorCode::kUnknownOp, "unknown_op"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<ErrorCode, std::string_view>, 14> kErrorNames = {
     {ErrorCode::kTimeout, "timeout"},
     {ErrorCode::kInstallFailed, "install_failed"},
     {ErrorCode::kBusy, "busy"},
+    {ErrorCode::kNotMaster, "not_master"},
     {ErrorCode::kInternal, "internal"},
 }};
 

@@ -25,6 +25,7 @@ enum class ErrorCode : std::uint8_t {
   kTimeout,        // job_start_timeout_ms elapsed
   kInstallFailed,  // switches did not accept the flow entries (traffic stays on the LFT)
   kBusy,           // the fabric is being re-swept; retry
+  kNotMaster,      // this opensm is not the master SM: its controller does not act on switches
   kInternal,       // a bug: the controller logged the details
 };
 std::string_view to_string(ErrorCode code);

@@ -37,11 +37,12 @@ json ready_response(const JobReady& r) {
   return j;
 }
 
-json pong_response(std::string_view server_version) {
+json pong_response(std::string_view server_version, std::string_view sm_state) {
   json j = ok_response();
   j["pong"] = true;
   j["version"] = server_version;
   j["protocol"] = kNoticeProtocolVersion;
+  if (!sm_state.empty()) j["sm_state"] = sm_state;
   return j;
 }
 

@@ -41,8 +41,9 @@ struct JobReady {
 };
 nlohmann::json ready_response(const JobReady& r);
 
-/// {"v":1,"ok":true,"pong":true,"version":"0.1.0","protocol":1}
-nlohmann::json pong_response(std::string_view server_version);
+/// {"v":1,"ok":true,"pong":true,"version":"0.1.0","protocol":1,"sm_state":"MASTER"}: sm_state is
+/// OpenSM's SM state (MASTER, STANDBY, DISCOVERING, NOT ACTIVE), left out when empty.
+nlohmann::json pong_response(std::string_view server_version, std::string_view sm_state = {});
 
 struct JobSummary {
   JobId job;

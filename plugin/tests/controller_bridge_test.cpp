@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -57,6 +58,19 @@ class FakeGlue {
     ops_.send_mad = [](void* g, std::uint16_t dlid, const std::uint8_t* mad) {
       return static_cast<FakeGlue*>(g)->send(dlid, mad);
     };
+    ops_.sm_state = [](void* g) { return static_cast<FakeGlue*>(g)->sm_state_.load(); };
+  }
+  /// OpenSM's SM state as the glue reports it (enum osmsdn_sm_state); MASTER at first.
+  void set_sm_state(int state) {
+    sm_state_.store(state);
+    if (ctx_ != nullptr) osmsdn_sm_state_changed(ctx_, state);
+  }
+  /// MADs the controller sent so far, to any switch.
+  std::size_t sent_total() {
+    std::lock_guard lock(mu_);
+    std::size_t n = 0;
+    for (const auto& [lid, count] : sent_) n += count;
+    return n;
   }
   ~FakeGlue() { join(); }
 
@@ -136,6 +150,7 @@ class FakeGlue {
   }
 
   osmsdn_glue_ops ops_{};
+  std::atomic<int> sm_state_{OSMSDN_SM_MASTER};
   osmsdn_ctx* ctx_ = nullptr;
   std::map<std::uint16_t, std::unique_ptr<mad::SwitchResponder>> agents_;
   std::map<std::uint16_t, std::size_t> sent_;  // MADs sent, by destination LID
@@ -244,14 +259,24 @@ std::map<std::uint16_t, std::vector<std::string>> intent(const std::string& sock
 
 class Running {
  public:
-  Running(FakeGlue& glue, const Sandbox& box, const TestFabric& s) : glue_(glue) {
+  /// With `subnet_up` false the controller waits for its first SUBNET UP (subnet_up()).
+  Running(FakeGlue& glue, const Sandbox& box, const TestFabric& s, bool subnet_up = true)
+      : glue_(glue), fabric_(s) {
     EXPECT_EQ(osmsdn_create(OSMSDN_ABI_VERSION, &glue.ops(), box.options.c_str(), &ctx_), OSMSDN_OK)
         << glue.log_text();
     glue.set_ctx(ctx_);
-    EXPECT_EQ(osmsdn_fabric_updated(ctx_, &s.abi.view, s.lfts.data(),
-                                    static_cast<std::uint32_t>(s.lfts.size()), "sdn"),
+    if (subnet_up) this->subnet_up();
+  }
+  /// Hands over a SUBNET UP and waits until the controller audited after it.
+  void subnet_up() {
+    const std::size_t before = glue_.count("audit after SUBNET UP");
+    EXPECT_EQ(osmsdn_fabric_updated(ctx_, &fabric_.abi.view, fabric_.lfts.data(),
+                                    static_cast<std::uint32_t>(fabric_.lfts.size()), "sdn"),
               OSMSDN_OK);
-    EXPECT_TRUE(glue.wait_for("audit after SUBNET UP")) << glue.log_text();
+    for (int i = 0; i < 500 && glue_.count("audit after SUBNET UP") == before; ++i) {
+      std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_GT(glue_.count("audit after SUBNET UP"), before) << glue_.log_text();
   }
   ~Running() { stop(); }
   void stop() {
@@ -264,6 +289,7 @@ class Running {
 
  private:
   FakeGlue& glue_;
+  const TestFabric& fabric_;
   osmsdn_ctx* ctx_ = nullptr;
 };
 
@@ -929,6 +955,111 @@ TEST(ControllerBridge, AnOperatorListsQuarantinedJobsAndReleasesThemKeepingOrDel
   // A second release of the same job: it is not quarantined any more. Its id is usable again.
   EXPECT_EQ(release(box.socket(), 48, true).at("error").at("code"), "unknown_job");
   EXPECT_TRUE(ask(box.socket(), job_start(48, "random-perm", 9, 8)).value("ok", false));
+}
+
+}  // namespace
+}  // namespace ibsdn::plugin
+
+namespace ibsdn::plugin {
+namespace {
+
+json jobs_of(const std::string& socket) {
+  return ask(socket, {{"v", 1}, {"op", "jobs"}}).at("jobs");
+}
+
+TEST(ControllerFailover, ANewMasterWithoutAStoreAdoptsTheEntriesOnTheSwitchesByCookie) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  std::map<std::uint16_t, std::vector<std::string>> before;
+  {
+    Sandbox old_master;
+    Running run(glue, old_master, s);
+    ASSERT_TRUE(ask(old_master.socket(), job_start(7, "random-perm")).value("ok", false));
+    ASSERT_TRUE(ask(old_master.socket(),
+                    job_on(8, {"n0001", "n0006", "n0011", "n0016"}, "ring", "sdn-greedy"))
+                    .value("ok", false));
+    for (const Lid l : s.switch_lids()) before[l.value()] = glue.table(l);
+  }
+  ASSERT_GT(total(before), 0u);
+  Sandbox new_master;  // another SM's empty store, the same switches
+  Running run(glue, new_master, s);
+  const json jobs = jobs_of(new_master.socket());
+  ASSERT_EQ(jobs.size(), 2u) << jobs.dump();
+  for (const json& j : jobs) {
+    EXPECT_EQ(j.at("algorithm"), "adopted") << j.dump();
+    EXPECT_EQ(j.at("pattern"), "unknown") << j.dump();
+  }
+  EXPECT_EQ(jobs.at(1).at("nodes").get<int>(), 4) << "hosts rebuilt from the entries' DLIDs";
+  for (const Lid l : s.switch_lids()) EXPECT_EQ(glue.table(l), before[l.value()]);
+  EXPECT_TRUE(ask(new_master.socket(), {{"v", 1}, {"op", "audit"}}).at("consistent").get<bool>());
+  const json phase = ask(new_master.socket(),
+                         {{"v", 1}, {"op", "phase"}, {"job", 7}, {"action", "end"}, {"name", "x"}});
+  EXPECT_FALSE(phase.value("ok", true)) << phase.dump();
+  // Stored: a restart of the new master keeps them.
+  run.stop();
+  Running again(glue, new_master, s);
+  ASSERT_EQ(jobs_of(new_master.socket()).size(), 2u);
+  ASSERT_TRUE(
+      ask(new_master.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 7}}).value("ok", false));
+  ASSERT_TRUE(
+      ask(new_master.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 8}}).value("ok", false));
+  for (const Lid l : s.switch_lids()) EXPECT_TRUE(glue.table(l).empty()) << l.value();
+}
+
+TEST(ControllerFailover, AStandbyRefusesJobNoticesAndLeavesTheSwitchesAlone) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box;
+  glue.set_sm_state(OSMSDN_SM_STANDBY);
+  Running run(glue, box, s, false);
+  json ping;
+  for (int i = 0; i < 200; ++i) {
+    ping = ask(box.socket(), {{"v", 1}, {"op", "ping"}});
+    if (ping.value("sm_state", "") == "STANDBY") break;
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(ping.value("sm_state", ""), "STANDBY") << ping.dump();
+  const json refused = ask(box.socket(), job_start(9, "ring"));
+  EXPECT_EQ(refused.at("error").at("code"), "not_master") << refused.dump();
+  EXPECT_EQ(glue.sent_total(), 0u);
+}
+
+TEST(ControllerFailover, AfterAStandbyTermTheSwitchesAreTheTruth) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox a;
+  Sandbox b;
+  {
+    Running run(glue, a, s);  // a is master: jobs 7 and 8
+    ASSERT_TRUE(ask(a.socket(), job_start(7, "random-perm")).value("ok", false));
+    ASSERT_TRUE(
+        ask(a.socket(), job_on(8, {"n0002", "n0007"}, "ring", "sdn-greedy")).value("ok", false));
+  }
+  {
+    Running run(glue, b, s);  // a is gone; b adopts both and ends 7
+    ASSERT_TRUE(ask(b.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 7}}).value("ok", false));
+  }
+  std::map<std::uint16_t, std::vector<std::string>> before;
+  for (const Lid l : s.switch_lids()) before[l.value()] = glue.table(l);
+  // a returns: standby first (b is master), then master again.
+  glue.set_sm_state(OSMSDN_SM_STANDBY);
+  Running run(glue, a, s, false);
+  for (int i = 0;
+       i < 200 && ask(a.socket(), {{"v", 1}, {"op", "ping"}}).value("sm_state", "") != "STANDBY";
+       ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
+  glue.set_sm_state(OSMSDN_SM_MASTER);
+  run.subnet_up();
+  const json jobs = jobs_of(a.socket());
+  ASSERT_EQ(jobs.size(), 1u) << jobs.dump() << glue.log_text();
+  EXPECT_EQ(jobs.at(0).at("job").get<int>(), 8);
+  EXPECT_NE(jobs.at(0).at("algorithm"), "adopted") << "its own stored job keeps its request";
+  EXPECT_GE(glue.count("job 7 ended while another SM was master"), 1u) << glue.log_text();
+  for (const Lid l : s.switch_lids()) EXPECT_EQ(glue.table(l), before[l.value()]) << l.value();
 }
 
 }  // namespace

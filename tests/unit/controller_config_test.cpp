@@ -225,6 +225,13 @@ INSTANTIATE_TEST_SUITE_P(
                   "64-bit"},
         BadConfig{"SwitchKeyNotHex", "switch_key: 0xfoo\n", 1, 13, "hex digits"},
         BadConfig{"StateDirRelative", "state_dir: var/lib/ibsdn\n", 1, 12, "not an absolute path"},
+        BadConfig{"StateDirUnknownTemplate", "state_dir: /var/lib/ibsdn/%p\n", 1, 12,
+                  "unknown %p (paths know %g"},
+        BadConfig{"StateDirLonePercent", "state_dir: /var/lib/ibsdn%\n", 1, 12, "a lone %"},
+        BadConfig{"SocketTooLongOnceTheGuidIsIn",
+                  "notice_socket: /run/ibsdn/0123456789012345678901234567890123456789012345678901"
+                  "2345678901234567890123/%g.sock\n",
+                  1, 16, "longer than 107 bytes"},
         BadConfig{"FlowDefinitionLevelUnknown", "flow_definition_level: slid\n", 1, 24,
                   "is not one of dlid"},
         BadConfig{"AlgorithmUnknown", "algorithms:\n  fat_tree: sdn-bogus\n", 2, 13,
@@ -286,6 +293,31 @@ std::string temp_dir() {
   std::string templ = (std::filesystem::temp_directory_path() / "ibsdn-cfg-XXXXXX").string();
   if (::mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   return templ;
+}
+
+TEST(ControllerConfig, PathTemplates_TakeTheSmPortGuid) {
+  Config c = parse_config(
+      "notice_socket: /run/ibsdn/%g/notice.sock\nstate_dir: /var/lib/ibsdn/%g\n"
+      "switch_key_file: /etc/opensm/100%%-%g.key\n",
+      "ibsdn.yaml");
+  EXPECT_EQ(c.state_dir, "/var/lib/ibsdn/%g");  // expanded only when the port is known
+  expand_path_templates(c, 0x0002c90300a1b2c4);
+  EXPECT_EQ(c.notice_socket, "/run/ibsdn/0x0002c90300a1b2c4/notice.sock");
+  EXPECT_EQ(c.state_dir, "/var/lib/ibsdn/0x0002c90300a1b2c4");
+  EXPECT_EQ(c.switch_key_file, "/etc/opensm/100%-0x0002c90300a1b2c4.key");
+}
+
+TEST(ControllerConfig, PathTemplates_WithoutAGuidFromOpensm_AreRefusedSayingHowToGiveOne) {
+  Config c = parse_config("state_dir: /var/lib/ibsdn/%g\n", "ibsdn.yaml");
+  try {
+    expand_path_templates(c, 0);
+    FAIL() << "expanded %g without a port GUID";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--guid"), std::string::npos) << e.what();
+  }
+  Config plain = parse_config("state_dir: /var/lib/ibsdn\n", "ibsdn.yaml");
+  expand_path_templates(plain, 0);  // nothing to expand: no GUID needed
+  EXPECT_EQ(plain.state_dir, "/var/lib/ibsdn");
 }
 
 TEST(ControllerConfig, LoadConfig_ReportsAnUnreadableFile) {
