@@ -317,9 +317,12 @@ std::string format_quarantine_release(const json& response) {
     out += "entries: NOT deleted (" +
            (held == "unknown" ? std::string("how many the switches hold is unknown")
                               : held + " at their last audit") +
-           "); they are no longer the controller's, so the next audit with repair removes them "
-           "(the periodic check, a SUBNET UP, or 'ibsdnctl audit --repair'); if job " +
-           std::to_string(job) + " still runs, its traffic then takes the LFT routes\n";
+           "); they are no longer the controller's: the next audit with repair removes them "
+           "(the periodic check, a SUBNET UP, or 'ibsdnctl audit --repair'), or, should opensm "
+           "restart first, it adopts them as job " +
+           std::to_string(job) + " (then 'ibsdnctl job end --job " + std::to_string(job) +
+           "' removes them); if job " + std::to_string(job) +
+           " still runs, its traffic then takes the LFT routes\n";
   }
   for (const std::string& w : r.strings("warnings")) out += "warning: " + w + "\n";
   return out;

@@ -4,7 +4,8 @@
 // longer hands-off. Its entries are deleted from the switches only when the operator says so
 // (delete_entries): a job the store could not read may still run, and a release by mistake must
 // not take its routes at once. Without it they stay until the next audit with repair removes them
-// as unexpected, which the answer says.
+// as unexpected (or a take-over after a restart adopts them, job_takeover.cpp), which the answer
+// says.
 #include <algorithm>
 
 #include "flowtable/guid_text.hpp"

@@ -464,9 +464,10 @@ TEST(IbsdnctlFormat, QuarantineRelease_SaysExplicitlyWhetherEntriesWereDeleted) 
             "job 48 released from quarantine: the controller no longer keeps it, and its id may be "
             "used again\n"
             "entries: NOT deleted (10 on 3 switches at their last audit); they are no longer the "
-            "controller's, so the next audit with repair removes them (the periodic check, a "
-            "SUBNET UP, or 'ibsdnctl audit --repair'); if job 48 still runs, its traffic then "
-            "takes the LFT routes\n");
+            "controller's: the next audit with repair removes them (the periodic check, a SUBNET "
+            "UP, or 'ibsdnctl audit --repair'), or, should opensm restart first, it adopts them "
+            "as job 48 (then 'ibsdnctl job end --job 48' removes them); if job 48 still runs, its "
+            "traffic then takes the LFT routes\n");
   kept.entries_on_switches.reset();
   kept.switches.reset();
   EXPECT_NE(
