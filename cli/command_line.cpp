@@ -148,12 +148,14 @@ class Parser {
     std::string algorithm;
     std::string begin;
     std::string end;
+    bool delete_entries = false;
   };
 
   CLI::App* command(CLI::App& parent, const std::string& name, const std::string& description);
   CLI::Option* job_option(CLI::App& cmd, bool required, const std::string& description);
   void add_queries();
   void add_job_commands();
+  void add_quarantine_commands();
   [[nodiscard]] Request build() const;
   [[nodiscard]] std::optional<Traffic> traffic(const CLI::Option* pattern,
                                                const CLI::Option* matrix) const;
@@ -188,6 +190,8 @@ class Parser {
   CLI::Option* phase_pattern_ = nullptr;
   CLI::Option* phase_matrix_ = nullptr;
   CLI::App* hint_ = nullptr;
+  CLI::App* quarantine_ = nullptr;
+  CLI::App* release_ = nullptr;
 };
 
 Parser::Parser()
@@ -207,13 +211,14 @@ Parser::Parser()
       ->type_name("PATH");
   timeout_ = app_.add_option("--timeout", v_.timeout_ms,
                              "milliseconds for connecting and the answer (default: 30000 for job "
-                             "start, job phase --begin and job hint, which wait for the switches; "
-                             "10000 otherwise)")
+                             "start, job phase --begin, job hint and quarantine release, which "
+                             "wait for the switches; 10000 otherwise)")
                  ->type_name("MS")
                  ->check(CLI::Range(std::uint64_t{1}, kMaxTimeoutMs));
   app_.add_flag("--json", v_.json, "print the controller's response line instead of a table");
   add_queries();
   add_job_commands();
+  add_quarantine_commands();
 }
 
 CLI::App* Parser::command(CLI::App& parent, const std::string& name,
@@ -346,6 +351,20 @@ void Parser::add_job_commands() {
   hint_->add_flag("--clear", v_.clear, "remove the job's elephant pairs")->excludes(elephants);
 }
 
+void Parser::add_quarantine_commands() {
+  quarantine_ = command(app_, "quarantine",
+                        "list the jobs the state store could not read back (their entries stay on "
+                        "the switches, untouched by audits), or release one");
+  quarantine_->require_subcommand(0, 1);
+  release_ = command(*quarantine_, "release",
+                     "release a quarantined job (root only): its id may be used again; its "
+                     "entries are left for the next audit with repair unless --delete-entries");
+  job_option(*release_, true, "the quarantined job's id");
+  release_->add_flag("--delete-entries", v_.delete_entries,
+                     "also delete the job's entries (its cookie) from the switches now; its "
+                     "traffic then takes the LFT routes, even if the job still runs");
+}
+
 std::optional<Traffic> Parser::traffic(const CLI::Option* pattern,
                                        const CLI::Option* matrix) const {
   if (pattern->count() > 0) return Traffic(parse_pattern(v_.pattern));
@@ -410,6 +429,8 @@ Request Parser::build() const {
     }
     return r;
   }
+  if (release_->parsed()) return QuarantineReleaseRequest{JobId(v_.job), v_.delete_entries};
+  if (quarantine_->parsed()) return QuarantineQuery{};
   if (hint_->parsed()) {
     if (v_.elephants.empty() && !v_.clear) {
       throw UsageError{"", "job hint needs --elephant SRC:DST (or --clear to remove the pairs)"};
@@ -495,6 +516,7 @@ CommandLine Parser::parse(std::span<const std::string> args,
   }
   const bool routes = std::holds_alternative<JobStartRequest>(inv.request) ||
                       std::holds_alternative<HintRequest>(inv.request) ||
+                      std::holds_alternative<QuarantineReleaseRequest>(inv.request) ||
                       (std::holds_alternative<PhaseRequest>(inv.request) &&
                        std::get<PhaseRequest>(inv.request).action == PhaseAction::kBegin);
   inv.timeout = timeout_->count() > 0 ? std::chrono::milliseconds(v_.timeout_ms)

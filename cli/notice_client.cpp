@@ -89,6 +89,42 @@ std::string ms_text(std::chrono::milliseconds t) {
   return std::to_string(t.count()) + " ms";
 }
 
+// Reads one response line and checks it (interpret_response), or says why there is none.
+Reply read_response(int fd, const std::string& socket_path, Clock::time_point deadline,
+                    std::chrono::milliseconds timeout, std::size_t max_response_bytes) {
+  std::string in;
+  char buf[64 * 1024];
+  for (;;) {
+    if (const int w = wait_for(fd, POLLIN, deadline); w != 0) {
+      return no_answer(w == ETIMEDOUT ? socket_path + ": no response within " + ms_text(timeout) +
+                                            " (--timeout)"
+                                      : "cannot read from " + socket_path + ": " + errno_text(w));
+    }
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR || err == EAGAIN || err == EWOULDBLOCK) continue;
+      return no_answer("cannot read from " + socket_path + ": " + errno_text(err));
+    }
+    if (n == 0) {
+      return no_answer(socket_path + ": the controller closed the connection " +
+                       (in.empty() ? std::string("without answering")
+                                   : "after " + std::to_string(in.size()) +
+                                         " bytes, before the end of the response line"));
+    }
+    const std::size_t old = in.size();
+    in.append(buf, static_cast<std::size_t>(n));
+    if (const auto nl = in.find('\n', old); nl != std::string::npos) {
+      if (nl > max_response_bytes) break;
+      in.resize(nl);
+      return interpret_response(std::move(in), socket_path);
+    }
+    if (in.size() > max_response_bytes) break;
+  }
+  return no_answer(socket_path + ": malformed response: longer than " +
+                   std::to_string(max_response_bytes) + " bytes");
+}
+
 }  // namespace
 
 Reply interpret_response(std::string line, const std::string& socket_path) {
@@ -163,6 +199,8 @@ Reply call_controller(const std::string& socket_path, std::string_view request_l
   std::string out(request_line);
   if (out.empty() || out.back() != '\n') out += '\n';
   for (std::size_t sent = 0; sent < out.size();) {
+    // MSG_NOSIGNAL: a peer that closed makes send() fail with EPIPE instead of killing ibsdnctl
+    // with SIGPIPE before it can read why.
     const ssize_t n = ::send(fd.get(), out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
     if (n >= 0) {
       sent += static_cast<std::size_t>(n);
@@ -171,6 +209,12 @@ Reply call_controller(const std::string& socket_path, std::string_view request_l
     const int err = errno;
     if (err == EINTR) continue;
     if (err != EAGAIN && err != EWOULDBLOCK) {
+      // A controller that refuses the connection (busy, a limit) writes one line and closes,
+      // maybe before the request is written: its line says why, the broken pipe does not.
+      if (err == EPIPE || err == ECONNRESET) {
+        Reply said = read_response(fd.get(), socket_path, deadline, timeout, max_response_bytes);
+        if (said.status != Reply::Status::kNoAnswer) return said;
+      }
       return no_answer("cannot send the request to " + socket_path + ": " + errno_text(err));
     }
     if (const int w = wait_for(fd.get(), POLLOUT, deadline); w != 0) {
@@ -180,38 +224,7 @@ Reply call_controller(const std::string& socket_path, std::string_view request_l
                            : "cannot send the request to " + socket_path + ": " + errno_text(w));
     }
   }
-
-  std::string in;
-  char buf[64 * 1024];
-  for (;;) {
-    if (const int w = wait_for(fd.get(), POLLIN, deadline); w != 0) {
-      return no_answer(w == ETIMEDOUT ? socket_path + ": no response within " + ms_text(timeout) +
-                                            " (--timeout)"
-                                      : "cannot read from " + socket_path + ": " + errno_text(w));
-    }
-    const ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
-    if (n < 0) {
-      const int err = errno;
-      if (err == EINTR || err == EAGAIN || err == EWOULDBLOCK) continue;
-      return no_answer("cannot read from " + socket_path + ": " + errno_text(err));
-    }
-    if (n == 0) {
-      return no_answer(socket_path + ": the controller closed the connection " +
-                       (in.empty() ? std::string("without answering")
-                                   : "after " + std::to_string(in.size()) +
-                                         " bytes, before the end of the response line"));
-    }
-    const std::size_t old = in.size();
-    in.append(buf, static_cast<std::size_t>(n));
-    if (const auto nl = in.find('\n', old); nl != std::string::npos) {
-      if (nl > max_response_bytes) break;
-      in.resize(nl);
-      return interpret_response(std::move(in), socket_path);
-    }
-    if (in.size() > max_response_bytes) break;
-  }
-  return no_answer(socket_path + ": malformed response: longer than " +
-                   std::to_string(max_response_bytes) + " bytes");
+  return read_response(fd.get(), socket_path, deadline, timeout, max_response_bytes);
 }
 
 }  // namespace ibsdn::cli

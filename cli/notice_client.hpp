@@ -37,7 +37,11 @@ struct Reply {
 };
 
 /// Connects to `socket_path`, writes `request_line` (a '\n' is appended when missing) and reads
-/// one response line. `timeout` bounds the whole exchange: connect, write and read.
+/// one response line. `timeout` bounds the whole exchange: connect, write and read. A controller
+/// that refuses the connection (busy, a connection limit) writes one line and closes, maybe
+/// before the request is written: when the write fails because the peer closed (EPIPE,
+/// ECONNRESET), that line is still read and returned; the write's error only when there is none.
+/// Never raises SIGPIPE.
 Reply call_controller(const std::string& socket_path, std::string_view request_line,
                       std::chrono::milliseconds timeout,
                       std::size_t max_response_bytes = kMaxResponseBytes);

@@ -279,6 +279,55 @@ std::string format_job_end(const json& response) {
   return out;
 }
 
+namespace {
+
+// "12 on 3 switches", or "unknown" before any audit read a switch.
+std::string on_switches(const Fields& r) {
+  const json& entries = r.need("entries_on_switches");
+  const json& switches = r.need("switches");
+  if (entries.is_null() && switches.is_null()) return "unknown";
+  return std::to_string(r.uint("entries_on_switches")) + " on " +
+         plural(r.uint("switches"), "switch", "switches");
+}
+
+}  // namespace
+
+std::string format_quarantine(const json& response) {
+  const Fields r(response, "");
+  TextTable t({Align::kRight, Align::kLeft, Align::kRight, Align::kLeft, Align::kLeft}, "");
+  t.add_row({"JOB", "QUARANTINED", "STORED", "ON SWITCHES", "REASON"});
+  for (const Fields& q : r.objects("quarantine")) {
+    t.add_row({std::to_string(q.uint("job")), utc_time(q.sint("quarantined_unix_ms")),
+               std::to_string(q.uint("entries_stored")), on_switches(q), q.str("reason")});
+  }
+  return t.render();
+}
+
+std::string format_quarantine_release(const json& response) {
+  const Fields r(response, "");
+  const std::uint64_t job = r.uint("job");
+  std::string out = "job " + std::to_string(job) +
+                    " released from quarantine: the controller no longer keeps it, and its id may "
+                    "be used again\n";
+  if (r.boolean("entries_deleted")) {
+    out += "entries: " + std::to_string(r.uint("entries_removed")) + " with cookie " + hex(job) +
+           " deleted from " + plural(r.uint("switches_removed"), "switch", "switches") + "\n";
+  } else {
+    const std::string held = on_switches(r);
+    out += "entries: NOT deleted (" +
+           (held == "unknown" ? std::string("how many the switches hold is unknown")
+                              : held + " at their last audit") +
+           "); they are no longer the controller's: the next audit with repair removes them "
+           "(the periodic check, a SUBNET UP, or 'ibsdnctl audit --repair'), or, should opensm "
+           "restart first, it adopts them as job " +
+           std::to_string(job) + " (then 'ibsdnctl job end --job " + std::to_string(job) +
+           "' removes them); if job " + std::to_string(job) +
+           " still runs, its traffic then takes the LFT routes\n";
+  }
+  for (const std::string& w : r.strings("warnings")) out += "warning: " + w + "\n";
+  return out;
+}
+
 std::string format_stats(const json& response) {
   const Fields r(response, "");
   const json& stats = r.need("stats");
@@ -315,6 +364,10 @@ std::string format_response(const Request& request, const json& response) {
           return format_audit(response);
         } else if constexpr (std::is_same_v<T, StatsQuery>) {
           return format_stats(response);
+        } else if constexpr (std::is_same_v<T, QuarantineQuery>) {
+          return format_quarantine(response);
+        } else if constexpr (std::is_same_v<T, QuarantineReleaseRequest>) {
+          return format_quarantine_release(response);
         } else {
           static_assert(std::is_same_v<T, PingQuery>);
           return format_pong(response);

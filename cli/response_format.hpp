@@ -30,6 +30,11 @@ std::string format_stats(const nlohmann::json& response);
 /// "job N ended: K entries removed" and the warnings of switches that did not answer.
 std::string format_job_end(const nlohmann::json& response);
 
+/// The quarantined jobs: id, when, entries kept and on the switches, reason.
+std::string format_quarantine(const nlohmann::json& response);
+/// What a release did to the job's entries on the switches, said explicitly either way.
+std::string format_quarantine_release(const nlohmann::json& response);
+
 /// True when an audit response reports findings (ibsdnctl then exits with 1).
 bool audit_found_differences(const nlohmann::json& response);
 

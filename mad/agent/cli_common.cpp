@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "mad/key_file.hpp"
+#include "mad/switch_key_file.hpp"
 
 namespace ibsdn::mad::cli {
 
@@ -27,7 +27,7 @@ std::uint64_t parse_hex_u64(std::string_view text, std::string_view what) {
   return v;
 }
 
-std::uint64_t resolve_key(const KeySource& src) {
+std::uint64_t resolve_key(const KeySource& src, std::string_view program) {
   const int given =
       (src.key_text.empty() ? 0 : 1) + (src.key_file.empty() ? 0 : 1) + (src.no_key ? 1 : 0);
   if (given == 0) {
@@ -38,7 +38,7 @@ std::uint64_t resolve_key(const KeySource& src) {
     throw std::invalid_argument("--key, --key-file and --no-key exclude each other: give one");
   }
   if (src.no_key) return 0;
-  if (!src.key_file.empty()) return read_key_file(src.key_file);
+  if (!src.key_file.empty()) return read_key_file(src.key_file, {program, "run with --no-key"});
   const std::uint64_t key = parse_hex_u64(src.key_text, "--key");
   if (key == 0) {
     throw std::invalid_argument(

@@ -20,9 +20,9 @@ struct KeySource {
   bool no_key = false;   // --no-key
 };
 /// The key to use: exactly one source must be given; a key of 0 is accepted only as --no-key.
-/// Throws std::invalid_argument (or mad::KeyFileError, naming the file) with a message for the
-/// user.
-std::uint64_t resolve_key(const KeySource& src);
+/// `program` names the caller in a key file's refusals ("ibsdn-switch-agent"). Throws
+/// std::invalid_argument (or mad::KeyFileError, naming the file) with a message for the user.
+std::uint64_t resolve_key(const KeySource& src, std::string_view program);
 /// A unicast LID, decimal or 0x-hex (1 .. 0xBFFF). Throws std::invalid_argument.
 Lid parse_lid(std::string_view text);
 /// A file of hex bytes (whitespace and '#' comments ignored), at most 256 bytes. Throws

@@ -272,8 +272,9 @@ int main(int argc, char** argv) {
   std::uint64_t key = 0;
   try {
     lid = cli::parse_lid(o.lid_text);
-    if (!raw->parsed()) key = cli::resolve_key(o.key);  // raw sends its own key bytes
-  } catch (const std::exception& e) {                   // std::invalid_argument, mad::KeyFileError
+    if (!raw->parsed())
+      key = cli::resolve_key(o.key, "ibsdn-madtool");  // raw sends its own key bytes
+  } catch (const std::exception& e) {                  // std::invalid_argument, mad::KeyFileError
     std::fprintf(stderr, "ibsdn-madtool: %s\n", e.what());
     return kExitUsage;
   }

@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
   mad::WriterPolicy writers;
   writers.any_writer = any_writer;
   try {
-    cfg.key = mad::cli::resolve_key(key_source);
+    cfg.key = mad::cli::resolve_key(key_source, "ibsdn-switch-agent");
     for (const std::string& text : allow_lid_texts) {
       writers.allowed.push_back(mad::cli::parse_lid(text));
     }

@@ -78,6 +78,10 @@ json JobController::handle(const Request& request, const Caller& caller) noexcep
               if constexpr (std::is_same_v<T, HintRequest>) return hint(r);
               if constexpr (std::is_same_v<T, FlowsQuery>) return flows_from_switches(r);
               if constexpr (std::is_same_v<T, AuditQuery>) return audit(r);
+              if constexpr (std::is_same_v<T, QuarantineQuery>) return quarantine_list(r);
+              if constexpr (std::is_same_v<T, QuarantineReleaseRequest>) {
+                return quarantine_release(r, caller);
+              }
               return error_response(ErrorCode::kInternal, "a query the view did not answer");
             },
             request);
@@ -114,6 +118,11 @@ json JobController::handle(const Request& request, const Caller& caller) noexcep
 void JobController::authorize(const Request& r, const Caller& c) const {
   const Privilege p = required_privilege(r);
   if (p == Privilege::kAnyone) return;
+  if (p == Privilege::kRoot) {
+    if (c.uid == 0) return;
+    throw NoticeFailure(ErrorCode::kForbidden, std::string(op_name(r)) + " is for root; uid " +
+                                                   std::to_string(c.uid) + " is not root");
+  }
   const bool scheduler = c.uid == 0 || (slurm_uid_ && c.uid == *slurm_uid_);
   if (scheduler) return;
   if (p == Privilege::kJobOwnerOrScheduler) {

@@ -208,6 +208,12 @@ class JobController {
   void unpersist(JobId id);
   void reload_from_store();
 
+  // Quarantined jobs for operators (job_quarantine.cpp).
+  nlohmann::json quarantine_list(const QuarantineQuery& q);
+  nlohmann::json quarantine_release(const QuarantineReleaseRequest& r, const Caller& caller);
+  /// Records the entries of quarantined jobs in `table`, switch `sw`'s table as an audit read it.
+  void note_quarantined_entries(Guid sw, const std::vector<FlowEntry>& table);
+
   // Switches (job_audit.cpp).
   std::optional<Switch> switch_of(Guid g) const;
   std::vector<Switch> all_switches() const;
@@ -273,6 +279,9 @@ class JobController {
   /// Cookies of jobs quarantined in the state store: their entries stay on the switches, no
   /// audit reports or removes them, no job may take their id.
   std::set<std::uint64_t> quarantined_;
+  /// Entries with each quarantined cookie on each switch, as the switch's last audit read them;
+  /// a cookie is absent until an audit has read a switch since it was quarantined.
+  std::map<std::uint64_t, std::map<Guid, std::size_t>> quarantine_held_;
 
   mutable std::mutex view_mu_;
   std::shared_ptr<const ControllerView> view_;

@@ -1,34 +1,27 @@
 // The key every SDN MAD carries (docs/security.md): where the controller takes it from
-// (Config::switch_key_source), the key file's format, and the key's creation on first start.
-//
-// A key file holds one line: 0x followed by 1 to 16 hex digits, or a decimal number, with an
-// optional trailing newline; the key is not 0. `ibsdn-switch-agent --key-file` reads the same
-// format. A key file is refused unless it is a regular file (not a symbolic link) owned by the
-// controller's effective uid and without any group or other permission bit: a key that others
-// could read may have leaked, which chmod cannot undo (rotate it, docs/security.md).
+// (Config::switch_key_source) and the key's creation on first start. The key file's format and
+// the checks a key file must pass are mad/switch_key_file.hpp's, shared with
+// `ibsdn-switch-agent --key-file`.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "mad/switch_key_file.hpp"
 #include "plugin/controller/config.hpp"
 
 namespace ibsdn {
 
 inline constexpr const char* kSwitchKeyFileName = "switch.key";
 
-/// Parses a key file's text; `source` names the file in errors. Throws ConfigError
-/// "SOURCE:LINE[:COLUMN]: what" for anything but one key line. The message never repeats the
-/// file's text: it may hold a key.
-std::uint64_t parse_switch_key_text(std::string_view text, std::string_view source);
+/// How the controller's refusals of a key file name it and what it should be told instead of
+/// key 0.
+inline constexpr mad::KeyFileReader kControllerKeyReader{
+    "the controller", "write `switch_key: none` in the configuration"};
 
-/// A key as a key file holds it: "0x%016x\n".
-std::string switch_key_text(std::uint64_t key);
-
-/// Reads the key file at `path` (format and checks above). Throws ConfigError "PATH: what" or
-/// "PATH:LINE: what".
+/// Reads the key file at `path` (mad::read_key_file()). Throws ConfigError "PATH: what" or
+/// "PATH:LINE[:COLUMN]: what".
 std::uint64_t read_switch_key_file(const std::string& path);
 
 /// A random non-zero 64-bit key from getrandom(2). Throws StateError when there is none.

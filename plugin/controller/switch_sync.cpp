@@ -56,7 +56,10 @@ void run_steps(mad::MadClient& client, std::uint64_t key, std::span<const Switch
   for (std::size_t i = 0; i < results.size(); ++i) {
     const SwitchChange& c = changes[steps[i].change];
     touched[steps[i].change] = true;
-    if (results[i]) continue;
+    if (results[i]) {
+      out.affected[c.guid] += results[i].value().affected;
+      continue;
+    }
     const mad::ClientError& err = results[i].error();
     if (err.kind == mad::ClientErrorKind::kStatus && err.status == mad::Status::kTableFull) {
       out.full[c.guid] = true;

@@ -45,6 +45,8 @@ struct SyncResult {
   /// Of the others, each switch's table generation after its last Barrier: the controller's
   /// mark of "this is the table we wrote", which the periodic check compares with TableInfo.
   std::map<Guid, std::uint64_t> generation;
+  /// Entries each switch reported added, changed or removed (the FlowMod answers' `affected`).
+  std::map<Guid, std::uint64_t> affected;
 };
 
 /// Applies every change: all switches' additions pipelined, a Barrier to each switch touched,

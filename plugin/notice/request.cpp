@@ -8,9 +8,19 @@ namespace {
 
 // The ops in the order of the Request alternatives (request_parser.cpp has the same names, each
 // with its parser).
-constexpr std::array<std::string_view, std::variant_size_v<Request>> kOps = {
-    "job_start", "job_end", "phase", "hint",  "jobs", "flows",
-    "links",     "route",   "audit", "stats", "ping"};
+constexpr std::array<std::string_view, std::variant_size_v<Request>> kOps = {"job_start",
+                                                                             "job_end",
+                                                                             "phase",
+                                                                             "hint",
+                                                                             "jobs",
+                                                                             "flows",
+                                                                             "links",
+                                                                             "route",
+                                                                             "audit",
+                                                                             "stats",
+                                                                             "ping",
+                                                                             "quarantine",
+                                                                             "quarantine_release"};
 
 }  // namespace
 
@@ -19,6 +29,7 @@ std::string_view op_name(const Request& r) {
 }
 
 Privilege required_privilege(const Request& r) {
+  if (std::holds_alternative<QuarantineReleaseRequest>(r)) return Privilege::kRoot;
   if (std::holds_alternative<JobStartRequest>(r) || std::holds_alternative<JobEndRequest>(r)) {
     return Privilege::kScheduler;
   }

@@ -110,16 +110,33 @@ struct PingQuery {
   bool operator==(const PingQuery&) const = default;
 };
 
+/// The jobs the state store quarantined because it could not read them back; their entries stay
+/// on the switches, untouched by audits, until an operator releases them.
+struct QuarantineQuery {
+  bool operator==(const QuarantineQuery&) const = default;
+};
+
+/// An operator's release of a quarantined job (root only): its kept rows are dropped, its id is
+/// usable again and its cookie no longer hands-off. Its entries on the switches are deleted now
+/// with `delete_entries`; otherwise the next audit with repair removes them as unexpected.
+struct QuarantineReleaseRequest {
+  JobId job;
+  bool delete_entries = false;
+  bool operator==(const QuarantineReleaseRequest&) const = default;
+};
+
 using Request = std::variant<JobStartRequest, JobEndRequest, PhaseRequest, HintRequest, JobsQuery,
-                             FlowsQuery, LinksQuery, RouteQuery, AuditQuery, StatsQuery, PingQuery>;
+                             FlowsQuery, LinksQuery, RouteQuery, AuditQuery, StatsQuery, PingQuery,
+                             QuarantineQuery, QuarantineReleaseRequest>;
 
 /// The "op" string of a request ("job_start", "flows", ...).
 std::string_view op_name(const Request& r);
 
 /// Who may send a request: job changes come from Slurm (root or config.slurm_user); phase and
 /// hint also from the job's own user (the application announces its phases); queries from
-/// anyone who can open the socket (its mode already limits that).
-enum class Privilege : std::uint8_t { kAnyone, kJobOwnerOrScheduler, kScheduler };
+/// anyone who can open the socket (its mode already limits that); releasing a quarantined job,
+/// an operator's decision Slurm has no part in, from root only.
+enum class Privilege : std::uint8_t { kAnyone, kJobOwnerOrScheduler, kScheduler, kRoot };
 Privilege required_privilege(const Request& r);
 
 class ParsedRequest {

@@ -86,6 +86,9 @@ json request_to_json(const Request& request) {
           j["dst"] = r.dst;
         } else if constexpr (std::is_same_v<T, AuditQuery>) {
           if (r.repair) j["repair"] = true;
+        } else if constexpr (std::is_same_v<T, QuarantineReleaseRequest>) {
+          j["job"] = r.job.value();
+          if (r.delete_entries) j["delete_entries"] = true;
         }
       },
       request);

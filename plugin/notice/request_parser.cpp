@@ -377,6 +377,21 @@ Request parse_ping(const Object& o) {
   return PingQuery{};
 }
 
+Request parse_quarantine(const Object& o) {
+  o.allow_only({"v", "op"}, "quarantine");
+  return QuarantineQuery{};
+}
+
+Request parse_quarantine_release(const Object& o) {
+  o.allow_only({"v", "op", "job", "delete_entries"}, "quarantine_release");
+  QuarantineReleaseRequest r;
+  r.job = to_job(o.need("job"), o.at("job"));
+  if (const json* d = o.find("delete_entries")) {
+    r.delete_entries = to_bool(*d, o.at("delete_entries"), "delete_entries");
+  }
+  return r;
+}
+
 struct OpParser {
   std::string_view op;
   Request (*parse)(const Object&);
@@ -396,6 +411,8 @@ constexpr std::array<OpParser, std::variant_size_v<Request>> kParsers = {{
     {"audit", &parse_audit},
     {"stats", &parse_stats},
     {"ping", &parse_ping},
+    {"quarantine", &parse_quarantine},
+    {"quarantine_release", &parse_quarantine_release},
 }};
 
 Request parse_or_throw(std::string_view line) {

@@ -139,6 +139,41 @@ json stats_response(std::span<const std::pair<std::string, std::uint64_t>> count
   return j;
 }
 
+namespace {
+
+json count_or_null(const std::optional<std::uint64_t>& n) {
+  return n ? json(*n) : json(nullptr);
+}
+
+}  // namespace
+
+json quarantine_response(std::span<const QuarantineRow> jobs) {
+  json list = json::array();
+  for (const QuarantineRow& q : jobs) {
+    list.push_back({{"job", q.job.value()},
+                    {"reason", q.reason},
+                    {"quarantined_unix_ms", q.quarantined_unix_ms},
+                    {"entries_stored", q.entries_stored},
+                    {"entries_on_switches", count_or_null(q.entries_on_switches)},
+                    {"switches", count_or_null(q.switches)}});
+  }
+  json j = ok_response();
+  j["quarantine"] = std::move(list);
+  return j;
+}
+
+json quarantine_release_response(const QuarantineRelease& r) {
+  json j = ok_response();
+  j["job"] = r.job.value();
+  j["entries_deleted"] = r.entries_deleted;
+  j["entries_removed"] = r.entries_removed;
+  j["switches_removed"] = r.switches_removed;
+  j["entries_on_switches"] = count_or_null(r.entries_on_switches);
+  j["switches"] = count_or_null(r.switches);
+  j["warnings"] = r.warnings;
+  return j;
+}
+
 std::string to_line(const json& response) {
   std::string line = response.dump(-1, ' ', true, json::error_handler_t::replace);
   line += '\n';

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -97,6 +98,34 @@ nlohmann::json audit_response(std::size_t switches_checked, std::span<const Audi
 /// Counters by name ("jobs_active", "notices", "flow_mods_sent", ...); JSON objects list them
 /// sorted.
 nlohmann::json stats_response(std::span<const std::pair<std::string, std::uint64_t>> counters);
+
+/// A quarantined job (the answer to `quarantine`).
+struct QuarantineRow {
+  JobId job;
+  std::string reason;  // what the store could not read, and where
+  std::int64_t quarantined_unix_ms = 0;
+  std::uint64_t entries_stored = 0;  // flow entries kept with it in the quarantine
+  /// Entries with its cookie on the switches and the switches holding them, as each switch's
+  /// last audit found them; nullopt when no audit has read a switch since it was quarantined.
+  std::optional<std::uint64_t> entries_on_switches;
+  std::optional<std::uint64_t> switches;
+};
+nlohmann::json quarantine_response(std::span<const QuarantineRow> jobs);
+
+/// What releasing a quarantined job did (the answer to `quarantine_release`).
+struct QuarantineRelease {
+  JobId job;
+  /// True: its entries were deleted from the switches now (delete_entries). False: they were
+  /// left there, no longer the controller's, for the next audit with repair to remove.
+  bool entries_deleted = false;
+  std::uint64_t entries_removed = 0;   // entries_deleted: as the switches counted them
+  std::uint64_t switches_removed = 0;  // entries_deleted: switches that removed some
+  /// Before the release, as each switch's last audit found them (see QuarantineRow).
+  std::optional<std::uint64_t> entries_on_switches;
+  std::optional<std::uint64_t> switches;
+  std::vector<std::string> warnings;  // switches that did not confirm the deletion
+};
+nlohmann::json quarantine_release_response(const QuarantineRelease& r);
 
 /// One response line: compact JSON, ASCII only (\uXXXX escapes), and '\n'. Invalid UTF-8 in
 /// strings becomes U+FFFD instead of an exception.

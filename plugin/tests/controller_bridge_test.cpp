@@ -881,6 +881,125 @@ TEST(ControllerBridge, AnUnreadableStoredJobIsQuarantinedWithItsEntriesAndTheOth
   EXPECT_EQ(again48.at("error").at("code"), "invalid") << again48.dump();
 }
 
+/// Entries with `cookie` on each switch (by LID; switches without any are left out).
+std::map<Lid, std::size_t> held_by(FakeGlue& glue, const TestFabric& s, std::uint64_t cookie) {
+  char prefix[32];
+  std::snprintf(prefix, sizeof prefix, "cookie=0x%llx,", static_cast<unsigned long long>(cookie));
+  std::map<Lid, std::size_t> out;
+  for (const Lid l : s.switch_lids()) {
+    for (const std::string& e : glue.table(l)) {
+      if (e.starts_with(prefix)) ++out[l];
+    }
+  }
+  return out;
+}
+
+std::size_t sum(const std::map<Lid, std::size_t>& m) {
+  std::size_t n = 0;
+  for (const auto& [l, k] : m) n += k;
+  return n;
+}
+
+json release(const std::string& socket, std::uint64_t job, bool delete_entries) {
+  json r = {{"v", 1}, {"op", "quarantine_release"}, {"job", job}};
+  if (delete_entries) r["delete_entries"] = true;
+  return ask(socket, r);
+}
+
+TEST(ControllerBridge, AnOperatorListsQuarantinedJobsAndReleasesThemKeepingOrDeletingEntries) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box(kPatientMads);
+  {
+    Running run(glue, box, s);
+    ASSERT_TRUE(ask(box.socket(), job_start(46, "random-perm", 1, 8)).value("ok", false));
+    ASSERT_TRUE(ask(box.socket(), job_start(48, "random-perm", 9, 8)).value("ok", false));
+    EXPECT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "quarantine"}}).at("quarantine").empty());
+    // An active job is not quarantined: nothing to release, and the answer says what it is.
+    const json active = release(box.socket(), 46, false);
+    EXPECT_EQ(active.at("error").at("code"), "unknown_job") << active.dump();
+    EXPECT_NE(active.dump().find("it is an active job"), std::string::npos) << active.dump();
+  }
+  // Both jobs' stored entries become unreadable while opensm is down.
+  const std::string db = (box.dir / "state" / "ibsdn-state.sqlite3").string();
+  for (const int job : {46, 48}) {
+    const std::string sql =
+        "UPDATE flow_entries SET entry = 'garbage' WHERE job_id = " + std::to_string(job) +
+        " AND seq = (SELECT MIN(seq) FROM flow_entries " + "WHERE job_id = " + std::to_string(job) +
+        ");";
+    ASSERT_EQ(std::system(("sqlite3 '" + db + "' \"" + sql + "\"").c_str()), 0);
+  }
+  const std::map<Lid, std::size_t> held46 = held_by(glue, s, 46);
+  const std::map<Lid, std::size_t> held48 = held_by(glue, s, 48);
+  ASSERT_GT(sum(held46), 0u);
+  ASSERT_GT(sum(held48), 0u);
+  Running again(glue, box, s);
+  for (int i = 0; i < 500 && glue.count("audit after SUBNET UP") < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+  // The list: both jobs, why, what the store kept and what the switches' audit found.
+  const json list = ask(box.socket(), {{"v", 1}, {"op", "quarantine"}});
+  ASSERT_EQ(list.at("quarantine").size(), 2u) << list.dump();
+  for (const json& q : list.at("quarantine")) {
+    const std::uint64_t job = q.at("job");
+    const auto& held = job == 46 ? held46 : held48;
+    EXPECT_NE(
+        q.at("reason").get<std::string>().find("flow_entries row (job_id " + std::to_string(job)),
+        std::string::npos)
+        << q.dump();
+    EXPECT_EQ(q.at("entries_stored").get<std::size_t>(), sum(held)) << q.dump();
+    EXPECT_EQ(q.at("entries_on_switches").get<std::size_t>(), sum(held)) << q.dump();
+    EXPECT_EQ(q.at("switches").get<std::size_t>(), held.size()) << q.dump();
+  }
+
+  // Unknown ids are refused, naming the field; nothing changes.
+  const json unknown = release(box.socket(), 99, true);
+  EXPECT_EQ(unknown.at("error").at("code"), "unknown_job") << unknown.dump();
+  EXPECT_EQ(unknown.at("error").at("at"), "/job");
+  EXPECT_EQ(held_by(glue, s, 46), held46);
+  EXPECT_EQ(held_by(glue, s, 48), held48);
+
+  // Released without --delete-entries: the switches keep the entries for now, the answer says
+  // how many, and they are the controller's no longer: the audit finds them unexpected, and its
+  // repair removes them.
+  const json kept = release(box.socket(), 46, false);
+  ASSERT_TRUE(kept.value("ok", false)) << kept.dump();
+  EXPECT_FALSE(kept.at("entries_deleted").get<bool>());
+  EXPECT_EQ(kept.at("entries_on_switches").get<std::size_t>(), sum(held46));
+  EXPECT_EQ(kept.at("switches").get<std::size_t>(), held46.size());
+  EXPECT_EQ(held_by(glue, s, 46), held46);
+  const json listed = ask(box.socket(), {{"v", 1}, {"op", "quarantine"}});
+  ASSERT_EQ(listed.at("quarantine").size(), 1u) << listed.dump();
+  EXPECT_EQ(listed.at("quarantine").at(0).at("job"), 48);
+  const json audit = ask(box.socket(), {{"v", 1}, {"op", "audit"}});
+  EXPECT_EQ(audit.at("findings").size(), sum(held46)) << audit.dump();
+  for (const json& f : audit.at("findings")) {
+    EXPECT_EQ(f.at("kind"), "unexpected") << f.dump();
+    EXPECT_TRUE(f.at("detail").get<std::string>().starts_with("cookie=0x2e,")) << f.dump();
+  }
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "audit"}, {"repair", true}}).value("ok", false));
+  EXPECT_TRUE(held_by(glue, s, 46).empty());
+  EXPECT_EQ(held_by(glue, s, 48), held48);  // still quarantined: untouched
+  EXPECT_GE(glue.count("job 46 released from quarantine by uid"), 1u) << glue.log_text();
+
+  // Released with --delete-entries: gone from every switch at once, counted.
+  const json deleted = release(box.socket(), 48, true);
+  ASSERT_TRUE(deleted.value("ok", false)) << deleted.dump();
+  EXPECT_TRUE(deleted.at("entries_deleted").get<bool>());
+  EXPECT_EQ(deleted.at("entries_removed").get<std::size_t>(), sum(held48));
+  EXPECT_EQ(deleted.at("switches_removed").get<std::size_t>(), held48.size());
+  EXPECT_TRUE(deleted.at("warnings").empty()) << deleted.dump();
+  EXPECT_TRUE(held_by(glue, s, 48).empty());
+  EXPECT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "quarantine"}}).at("quarantine").empty());
+  EXPECT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "audit"}}).at("consistent").get<bool>());
+
+  // A second release of the same job: it is not quarantined any more. Its id is usable again.
+  EXPECT_EQ(release(box.socket(), 48, true).at("error").at("code"), "unknown_job");
+  EXPECT_TRUE(ask(box.socket(), job_start(48, "random-perm", 9, 8)).value("ok", false));
+}
+
 }  // namespace
 }  // namespace ibsdn::plugin
 

@@ -209,17 +209,17 @@ expect_usage() {  # WHAT EXPECTED-TEXT CMD...: exit 2 with EXPECTED-TEXT on stde
 cp "$KEY_FILE" "$WORK/open.key" && chmod 644 "$WORK/open.key"
 printf '0x5eed c0de\n' >"$WORK/junk.key" && chmod 600 "$WORK/junk.key"
 ln -s "$KEY_FILE" "$WORK/link.key"
-expect_usage "world-readable key file" "$WORK/open.key: permissions 0644 are too open" \
+expect_usage "world-readable key file" "$WORK/open.key: mode 0644 gives group or others access" \
   "$AGENT" --key-file "$WORK/open.key"
-expect_usage "key file syntax" "$WORK/junk.key:1: '0x5eed c0de' is not a 64-bit key" \
+expect_usage "key file syntax" "$WORK/junk.key:1:7: unexpected a blank; expected a hex digit" \
   "$AGENT" --key-file "$WORK/junk.key"
-expect_usage "symbolic link" "$WORK/link.key: is a symbolic link" "$AGENT" --key-file "$WORK/link.key"
-expect_usage "directory" "$WORK: is a directory" "$AGENT" --key-file "$WORK"
+expect_usage "symbolic link" "$WORK/link.key: a symbolic link" "$AGENT" --key-file "$WORK/link.key"
+expect_usage "directory" "$WORK: not a regular file" "$AGENT" --key-file "$WORK"
 expect_usage "--key 0" "use --no-key" "$AGENT" --key 0
 expect_usage "--key with --key-file" "excludes" "$AGENT" --key "$KEY" --key-file "$KEY_FILE"
 expect_usage "no key at all" "--no-key" "$AGENT"
 expect_usage "--allow-lid with --any-writer" "excludes" "$AGENT" --no-key --allow-lid 1 --any-writer
-expect_usage "madtool, world-readable key file" "$WORK/open.key: permissions 0644 are too open" \
+expect_usage "madtool, world-readable key file" "$WORK/open.key: mode 0644 gives group or others access" \
   "$TOOL" --key-file "$WORK/open.key" --lid 1 info
 pass "bad key files (mode 0644, syntax, link, directory) and --key 0 / conflicting options: exit 2, naming the problem"
 

@@ -146,6 +146,16 @@ TEST(IbsdnctlCommandLine, JobEndPhaseHint_BuildTheirRequests) {
             Request(HintRequest{JobId(9), {}}));
 }
 
+TEST(IbsdnctlCommandLine, Quarantine_ListsOrReleasesKeepingEntriesUnlessAsked) {
+  EXPECT_EQ(sent_request({"quarantine"}), Request(QuarantineQuery{}));
+  EXPECT_EQ(sent_request({"quarantine", "release", "--job", "48"}),
+            Request(QuarantineReleaseRequest{JobId(48), false}));
+  EXPECT_EQ(sent_request({"quarantine", "release", "--job", "48", "--delete-entries"}),
+            Request(QuarantineReleaseRequest{JobId(48), true}));
+  EXPECT_EQ(parse({"quarantine"}).invocation->timeout, 10000ms);
+  EXPECT_EQ(parse({"quarantine", "release", "--job", "48"}).invocation->timeout, 30000ms);
+}
+
 TEST(IbsdnctlCommandLine, Socket_OptionThenEnvironmentThenDefault) {
   EXPECT_EQ(
       parse({"--socket", "/tmp/a.sock", "ping"}, nullptr, "/tmp/env.sock").invocation->socket_path,
@@ -190,7 +200,9 @@ TEST(IbsdnctlCommandLine, Help_EveryCommandHasItAndExitsZero) {
                                                           {"job", "start"},
                                                           {"job", "end"},
                                                           {"job", "phase"},
-                                                          {"job", "hint"}};
+                                                          {"job", "hint"},
+                                                          {"quarantine"},
+                                                          {"quarantine", "release"}};
   for (std::vector<std::string> args : commands) {
     std::string usage = "Usage: ibsdnctl";
     for (const std::string& a : args) usage += " " + a;
@@ -221,7 +233,7 @@ TEST(IbsdnctlCommandLine, UsageErrors_ExitTwoNamingTheOption) {
     return a;
   };
   const std::vector<UsageCase> cases = {
-      {{}, "a command is needed (ping, flows, jobs, links, route, audit, stats, job)"},
+      {{}, "a command is needed (ping, flows, jobs, links, route, audit, stats, job, quarantine)"},
       {{"bogus"}, "unknown command 'bogus'"},
       {{"job", "bogus"}, "unknown command 'bogus' (known: start, end, phase, hint)"},
       {{"ping", "--bogus"}, "The following argument was not expected: --bogus"},
@@ -264,6 +276,11 @@ TEST(IbsdnctlCommandLine, UsageErrors_ExitTwoNamingTheOption) {
        "--end excludes --pattern"},
       {{"job", "hint", "--job", "1"}, "job hint needs --elephant SRC:DST (or --clear"},
       {{"job", "end"}, "--job is required"},
+      {{"quarantine", "release"}, "--job is required"},
+      {{"quarantine", "release", "--job", "0"}, "--job: Value 0 not in range"},
+      {{"quarantine", "bogus"}, "The following argument was not expected: bogus"},
+      {{"quarantine", "--delete-entries"},
+       "The following argument was not expected: --delete-entries"},
   };
   for (const UsageCase& c : cases) {
     std::string joined;
@@ -424,6 +441,54 @@ TEST(IbsdnctlFormat, JobEnd_SaysWhatWasRemovedAndWhichSwitchesDidNotAnswer) {
   EXPECT_THROW(format_response(JobEndRequest{JobId(1)}, ok_response()), MalformedResponse);
 }
 
+TEST(IbsdnctlFormat, Quarantine_TableWithWhatTheSwitchesHold) {
+  const QuarantineRow rows[] = {
+      {JobId(48), "flow_entries row (job_id 48, seq 3), column entry: unreadable flow entry",
+       1714564800000, 12, 10, 3},
+      {JobId(7), "jobs row (job_id 7)", 1714564801000, 0, std::nullopt, std::nullopt}};
+  EXPECT_EQ(format_response(QuarantineQuery{}, quarantine_response(rows)),
+            "JOB  QUARANTINED           STORED  ON SWITCHES       REASON\n"
+            " 48  2024-05-01T12:00:00Z      12  10 on 3 switches  flow_entries row (job_id 48, seq "
+            "3), column entry: unreadable flow entry\n"
+            "  7  2024-05-01T12:00:01Z       0  unknown           jobs row (job_id 7)\n");
+}
+
+TEST(IbsdnctlFormat, QuarantineRelease_SaysExplicitlyWhetherEntriesWereDeleted) {
+  QuarantineRelease kept;
+  kept.job = JobId(48);
+  kept.entries_on_switches = 10;
+  kept.switches = 3;
+  const std::string left = format_response(QuarantineReleaseRequest{JobId(48), false},
+                                           quarantine_release_response(kept));
+  EXPECT_EQ(left,
+            "job 48 released from quarantine: the controller no longer keeps it, and its id may be "
+            "used again\n"
+            "entries: NOT deleted (10 on 3 switches at their last audit); they are no longer the "
+            "controller's: the next audit with repair removes them (the periodic check, a SUBNET "
+            "UP, or 'ibsdnctl audit --repair'), or, should opensm restart first, it adopts them "
+            "as job 48 (then 'ibsdnctl job end --job 48' removes them); if job 48 still runs, its "
+            "traffic then takes the LFT routes\n");
+  kept.entries_on_switches.reset();
+  kept.switches.reset();
+  EXPECT_NE(
+      format_response(QuarantineReleaseRequest{JobId(48), false}, quarantine_release_response(kept))
+          .find("NOT deleted (how many the switches hold is unknown)"),
+      std::string::npos);
+
+  QuarantineRelease deleted;
+  deleted.job = JobId(48);
+  deleted.entries_deleted = true;
+  deleted.entries_removed = 10;
+  deleted.switches_removed = 3;
+  deleted.warnings = {"switch 0x0000000000000002: no answer"};
+  EXPECT_EQ(format_response(QuarantineReleaseRequest{JobId(48), true},
+                            quarantine_release_response(deleted)),
+            "job 48 released from quarantine: the controller no longer keeps it, and its id may be "
+            "used again\n"
+            "entries: 10 with cookie 0x30 deleted from 3 switches\n"
+            "warning: switch 0x0000000000000002: no answer\n");
+}
+
 TEST(IbsdnctlFormat, ResponseForRequest_BareOkPrintsNothing) {
   EXPECT_EQ(
       format_response(PhaseRequest{JobId(1), PhaseAction::kEnd, "p", std::nullopt}, ok_response()),
@@ -478,10 +543,11 @@ TEST(IbsdnctlClient, InterpretResponse_ChecksVersionOkAndError) {
 // ---- The client against a canned server -------------------------------------------------
 
 // Accepts one connection on a Unix socket, reads one request line and then answers with a canned
-// line, stays silent until the client hangs up, or closes at once.
+// line, stays silent until the client hangs up, or closes at once; or, refusing the connection
+// like the controller at its limits, writes the canned line and closes without reading anything.
 class CannedServer {
  public:
-  enum class Mode { kAnswer, kSilent, kClose };
+  enum class Mode { kAnswer, kSilent, kClose, kRefuse };
 
   explicit CannedServer(std::string reply, Mode mode = Mode::kAnswer)
       : path_(dir_.file("notice.sock")), reply_(std::move(reply)), mode_(mode) {
@@ -525,6 +591,11 @@ class CannedServer {
     if (!readable(listen_fd_)) return;
     const int fd = ::accept(listen_fd_, nullptr, nullptr);
     if (fd < 0) return;
+    if (mode_ == Mode::kRefuse) {
+      (void)::send(fd, reply_.data(), reply_.size(), MSG_NOSIGNAL);
+      ::close(fd);
+      return;
+    }
     char buf[4096];
     while (received_.find('\n') == std::string::npos && readable(fd)) {
       const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
@@ -599,6 +670,21 @@ TEST(IbsdnctlClient, ControllerError_ExitsOneWithCodeAndMessage) {
   EXPECT_EQ(r.err, "ibsdnctl: unknown_job: no active job 42\n");
 }
 
+TEST(IbsdnctlClient, QuarantineRelease_OfAnUnknownJobExitsOneWithTheControllersReason) {
+  CannedServer server(to_line(error_response(
+      ErrorCode::kUnknownJob,
+      "job 99 is not quarantined; the quarantine query lists them (ibsdnctl quarantine)", "/job")));
+  const Outcome r = run({"--socket", server.path(), "quarantine", "release", "--job", "99"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "ibsdnctl: unknown_job: job 99 is not quarantined; the quarantine query lists them "
+            "(ibsdnctl quarantine)\n");
+  const ParsedRequest sent = parse_request(server.received());
+  ASSERT_TRUE(sent.ok());
+  EXPECT_EQ(sent.request(), Request(QuarantineReleaseRequest{JobId(99), false}));
+}
+
 TEST(IbsdnctlClient, AuditWithFindings_ExitsOne) {
   const std::vector<AuditFinding> findings = {
       {Guid(0x0002c90300000003), "l1s003", "differs", "n_entries 3, expected 4"}};
@@ -660,6 +746,31 @@ TEST(IbsdnctlClient, OversizedResponse_IsRefused) {
   const Reply r = call_controller(server.path(), request_line(PingQuery{}), 5s, 1000);
   EXPECT_EQ(r.status, Reply::Status::kNoAnswer);
   EXPECT_EQ(r.message, server.path() + ": malformed response: longer than 1000 bytes");
+}
+
+// A request far larger than the socket's buffer: the write cannot complete before the server
+// closes, so it fails with EPIPE (without a SIGPIPE, which would end this test program).
+std::string huge_request() {
+  return R"({"v":1,"op":"ping","pad":")" + std::string(std::size_t{8} << 20, 'x') + "\"}";
+}
+
+TEST(IbsdnctlClient, RefusedBeforeTheRequestIsWritten_ShowsTheServersLineNotABrokenPipe) {
+  CannedServer server(
+      to_line(error_response(ErrorCode::kBusy,
+                             "uid 65534 holds 8 connections, the per-uid limit is 8")),
+      CannedServer::Mode::kRefuse);
+  const Reply r = call_controller(server.path(), huge_request(), 5s);
+  EXPECT_EQ(r.status, Reply::Status::kControllerError) << r.message;
+  EXPECT_EQ(r.error_code, "busy");
+  EXPECT_EQ(r.message, "uid 65534 holds 8 connections, the per-uid limit is 8");
+}
+
+TEST(IbsdnctlClient, RefusedWithoutALine_ReportsTheFailedWrite) {
+  CannedServer server("", CannedServer::Mode::kRefuse);
+  const Reply r = call_controller(server.path(), huge_request(), 5s);
+  EXPECT_EQ(r.status, Reply::Status::kNoAnswer);
+  EXPECT_TRUE(r.message.starts_with("cannot send the request to " + server.path() + ": "))
+      << r.message;
 }
 
 TEST(IbsdnctlClient, NoSocket_ExitsThreeWithPathAndErrno) {

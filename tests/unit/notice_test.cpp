@@ -37,6 +37,9 @@ const std::vector<std::string> kExamples = {
     R"({"v":1,"op":"audit"})",
     R"({"v":1,"op":"stats"})",
     R"({"v":1,"op":"ping"})",
+    R"({"v":1,"op":"quarantine"})",
+    R"({"v":1,"op":"quarantine_release","job":48,"delete_entries":true})",
+    R"({"v":1,"op":"quarantine_release","job":49})",
 };
 
 TEST(Notice, JobStart_AllFields) {
@@ -104,6 +107,19 @@ TEST(Notice, EveryOtherRequestType) {
   const Request ping = parse_ok(kExamples[15]);
   EXPECT_TRUE(std::holds_alternative<PingQuery>(ping));
   EXPECT_EQ(required_privilege(ping), Privilege::kAnyone);
+}
+
+TEST(Notice, Quarantine_ListForAnyoneReleaseForRootOnly) {
+  const Request list = parse_ok(kExamples[16]);
+  EXPECT_TRUE(std::holds_alternative<QuarantineQuery>(list));
+  EXPECT_EQ(required_privilege(list), Privilege::kAnyone);
+  const Request release = parse_ok(kExamples[17]);
+  EXPECT_EQ(release, Request(QuarantineReleaseRequest{JobId(48), true}));
+  EXPECT_EQ(required_privilege(release), Privilege::kRoot);
+  // Without delete_entries the entries stay on the switches: the default loses nothing at once.
+  EXPECT_EQ(parse_ok(kExamples[18]), Request(QuarantineReleaseRequest{JobId(49), false}));
+  EXPECT_EQ(request_to_json(QuarantineReleaseRequest{JobId(49), false}).dump(),
+            R"({"job":49,"op":"quarantine_release","v":1})");
 }
 
 TEST(Notice, TrailingNewlineAndCrlfAreAccepted) {
@@ -248,6 +264,14 @@ std::vector<Malformed> malformed_cases() {
       {R"({"v":1,"op":"links","top":0})", ErrorCode::kInvalid, "/top", "out of range"},
       {R"({"v":1,"op":"route","src":"a","dst":"a"})", ErrorCode::kInvalid, "/dst", "same host"},
       {R"({"v":1,"op":"route","src":"a"})", ErrorCode::kInvalid, "/dst", "missing"},
+      {R"({"v":1,"op":"quarantine","job":48})", ErrorCode::kInvalid, "/job",
+       "unknown field for quarantine"},
+      {R"({"v":1,"op":"quarantine_release"})", ErrorCode::kInvalid, "/job", "missing"},
+      {R"({"v":1,"op":"quarantine_release","job":0})", ErrorCode::kInvalid, "/job", "out of range"},
+      {R"({"v":1,"op":"quarantine_release","job":48,"delete_entries":1})", ErrorCode::kInvalid,
+       "/delete_entries", "true or false"},
+      {R"({"v":1,"op":"quarantine_release","job":48,"force":true})", ErrorCode::kInvalid, "/force",
+       "unknown field for quarantine_release"},
       {R"({"v":1,"op":"ping","a/b~c":1})", ErrorCode::kInvalid, "/a~1b~0c", "unknown field"},
       {R"({"v":1,"op":"ping","x":[[[[[[[[[1]]]]]]]]]})", ErrorCode::kParseError, "/x/0/0/0/0/0/0/0",
        "nested deeper than 8 levels"},
@@ -359,6 +383,41 @@ TEST(Notice, ResponsesHaveTheDocumentedShape) {
 
   const std::pair<std::string, std::uint64_t> counters[] = {{"notices", 9}, {"jobs_active", 2}};
   EXPECT_EQ(stats_response(counters)["stats"]["notices"], 9);
+}
+
+TEST(Notice, QuarantineResponses_SayWhatTheSwitchesHoldOrNullWhenUnknown) {
+  const QuarantineRow rows[] = {
+      {JobId(48), "flow_entries row (job_id 48, seq 3)", 1700000000000, 12, 10, 3},
+      {JobId(50), "jobs row (job_id 50)", 1700000001000, 0, std::nullopt, std::nullopt}};
+  const json list = quarantine_response(rows);
+  EXPECT_EQ(list["ok"], true);
+  EXPECT_EQ(list["quarantine"].size(), 2u);
+  EXPECT_EQ(
+      list["quarantine"][0].dump(),
+      R"({"entries_on_switches":10,"entries_stored":12,"job":48,)"
+      R"x("quarantined_unix_ms":1700000000000,"reason":"flow_entries row (job_id 48, seq 3)",)x"
+      R"("switches":3})");
+  EXPECT_TRUE(list["quarantine"][1]["entries_on_switches"].is_null());
+  EXPECT_TRUE(list["quarantine"][1]["switches"].is_null());
+
+  QuarantineRelease kept;
+  kept.job = JobId(48);
+  kept.entries_on_switches = 10;
+  kept.switches = 3;
+  EXPECT_EQ(quarantine_release_response(kept).dump(),
+            R"({"entries_deleted":false,"entries_on_switches":10,"entries_removed":0,"job":48,)"
+            R"("ok":true,"switches":3,"switches_removed":0,"v":1,"warnings":[]})");
+  QuarantineRelease deleted;
+  deleted.job = JobId(48);
+  deleted.entries_deleted = true;
+  deleted.entries_removed = 10;
+  deleted.switches_removed = 3;
+  deleted.warnings = {"switch 0x2: no answer"};
+  const json d = quarantine_release_response(deleted);
+  EXPECT_EQ(d["entries_deleted"], true);
+  EXPECT_EQ(d["entries_removed"], 10);
+  EXPECT_TRUE(d["entries_on_switches"].is_null());
+  EXPECT_EQ(d["warnings"].size(), 1u);
 }
 
 TEST(Notice, ToLine_ReplacesInvalidUtf8InsteadOfThrowing) {
