@@ -238,6 +238,18 @@ JobController::Job& JobController::active_job(JobId id) {
   return it->second;
 }
 
+JobController::Job& JobController::changeable_job(JobId id) {
+  Job& j = active_job(id);
+  if (j.adopted) {
+    throw NoticeFailure(ErrorCode::kInvalid,
+                        "job " + std::to_string(id.value()) +
+                            " was adopted from the switches without its traffic; only job_end "
+                            "applies to it",
+                        "/job");
+  }
+  return j;
+}
+
 std::vector<std::pair<JobId, JobController::Job*>> JobController::ordered_jobs() {
   std::vector<std::pair<JobId, Job*>> out;
   out.reserve(jobs_.size());

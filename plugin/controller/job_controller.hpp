@@ -175,6 +175,8 @@ class JobController {
   const Traffic& current_traffic(const Job& j) const;
   /// The active job `id`; throws NoticeFailure(kUnknownJob).
   Job& active_job(JobId id);
+  /// The same, for a phase or hint: an adopted job is refused (kInvalid).
+  Job& changeable_job(JobId id);
   /// Deletes the job's entries by cookie on every switch that has some and removes its load;
   /// the switches that did not confirm, with why.
   std::map<Guid, std::string> remove_entries(JobId id, const Job& j);

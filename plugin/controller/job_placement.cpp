@@ -193,14 +193,7 @@ json JobController::job_end(const JobEndRequest& r) {
 }
 
 json JobController::phase(const PhaseRequest& r) {
-  Job& j = active_job(r.job);
-  if (j.adopted) {
-    throw NoticeFailure(ErrorCode::kInvalid,
-                        job_text(r.job) +
-                            " was adopted from the switches without its traffic; "
-                            "only job_end applies to it",
-                        "/job");
-  }
+  Job& j = changeable_job(r.job);
   Job next = j;
   if (r.action == PhaseAction::kEnd) {
     if (next.phase != r.name) {
@@ -240,14 +233,7 @@ json JobController::phase(const PhaseRequest& r) {
 }
 
 json JobController::hint(const HintRequest& r) {
-  Job& j = active_job(r.job);
-  if (j.adopted) {
-    throw NoticeFailure(ErrorCode::kInvalid,
-                        job_text(r.job) +
-                            " was adopted from the switches without its traffic; "
-                            "only job_end applies to it",
-                        "/job");
-  }
+  Job& j = changeable_job(r.job);
   Job next = j;
   // The notice replaces the job's elephant pairs (docs/notice-protocol.md); [] clears them.
   next.request.elephants = r.elephants;
