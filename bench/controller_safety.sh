@@ -20,9 +20,11 @@
 #     each starting and ending distinct jobs, and from one client while the socket-group user
 #     nobody floods read-only queries (16 parallel loops of `ibsdnctl audit`; its connections
 #     beyond the per-uid limit are refused busy), both against one client on the idle
-#     controller (requirement under the flood: <= 2x idle). For reference, the same with 16
-#     loops of `ibsdnctl ping` (answered beside the job queue: the same processes and
-#     connections, no queued work), and the warnings the refusals write to opensm's log.
+#     controller (requirement under the flood: <= 2x idle). For reference, the same while
+#     nobody keeps 8 connections (its limit) each always waiting for an audit, without process
+#     starts (the job queue's share), and while 16 loops run `ibsdnctl ping` (answered beside the
+#     job queue: the process starts' and connections' share); the warnings the refused
+#     connections write to opensm's log.
 #
 # Every measurement is a client process (python3, stdlib) tracked by ibsim_lib.sh with a time
 # limit; the work directory's *.out files hold their JSON results. A requirement not met is
@@ -126,7 +128,7 @@ OPENSM_PID=$(proc_pid opensm)
 # One python program for every measuring client; each mode prints one JSON object on stdout.
 # Errors of the controller are recorded, not raised: the report names them.
 cat >"$WORK/clients.py" <<'PY'
-import json, random, re, signal, statistics, subprocess, sys, threading, time
+import json, os, random, re, signal, socket, statistics, subprocess, sys, threading, time
 
 CTL, MODE, ARGS = sys.argv[1], sys.argv[2], sys.argv[3:]
 HOSTS = [f"n{i:04d}" for i in range(1, 17)]
@@ -216,12 +218,52 @@ def mode_clients(n, rounds, first_job, *extra):
 
 
 def mode_flood(op, loops, max_s):
-    """LOOPS parallel loops of `ibsdnctl --json OP` (audit or ping) until SIGTERM or MAX_S s."""
+    """LOOPS parallel loops until SIGTERM or MAX_S s: `ibsdnctl --json OP` (OP audit or ping), or
+    for OP audit-socket, one connection each that asks for an audit as soon as it has the last
+    answer (no process start; a connection refused busy is retried after 50 ms)."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     deadline = time.monotonic() + float(max_s)
     lock = threading.Lock()
     res = {"answered_ms": [], "refused": 0, "findings": 0, "other": []}
+
+    def socket_loop():
+        while not stop.is_set() and time.monotonic() < deadline:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(30)
+            f = None
+            try:
+                s.connect(os.environ["IBSDN_SOCKET"])
+                f = s.makefile("rwb")
+                while not stop.is_set() and time.monotonic() < deadline:
+                    t0 = time.perf_counter()
+                    f.write(b'{"v":1,"op":"audit"}\n')
+                    f.flush()
+                    line = f.readline()
+                    t = (time.perf_counter() - t0) * 1000
+                    r = json.loads(line) if line else {}
+                    if not r.get("ok"):
+                        break
+                    with lock:
+                        res["answered_ms"].append(t)
+                        res["findings"] += len(r["findings"])
+                with lock:
+                    if r.get("error", {}).get("code") == "busy":
+                        res["refused"] += 1
+                    elif not r.get("ok") and len(res["other"]) < 20:
+                        res["other"].append(f"answer {line[:200]!r}")
+            except (ConnectionResetError, BrokenPipeError):
+                with lock:
+                    res["refused"] += 1  # closed by the server before it read the request
+            except OSError as e:
+                with lock:
+                    if len(res["other"]) < 20:
+                        res["other"].append(f"socket: {e}")
+            finally:
+                if f:
+                    f.close()
+                s.close()
+            time.sleep(0.05)
 
     def loop():
         while not stop.is_set() and time.monotonic() < deadline:
@@ -240,7 +282,8 @@ def mode_flood(op, loops, max_s):
                 elif len(res["other"]) < 20:
                     res["other"].append(f"exit {rc}: {(err or out).strip()}")
 
-    threads = [threading.Thread(target=loop) for _ in range(int(loops))]
+    threads = [threading.Thread(target=socket_loop if op == "audit-socket" else loop)
+               for _ in range(int(loops))]
     for t in threads:
         t.start()
     while any(t.is_alive() for t in threads):
@@ -427,13 +470,15 @@ printf '%s\n' "$rss_before" "$hwm_before" "$rss_plain" "$hwm_reset" "$hwm_reset_
 step "3. job_start: one idle client, $CLIENTS clients, one client under nobody's audit flood"
 measure idle-starts 600 starts "$STARTS" 10001 sets --pattern ring
 measure clients 600 clients "$CLIENTS" "$ROUNDS" 20001 --pattern ring
-# nobody floods with OP (audit: the requirement; ping, answered beside the job queue: the same
-# process starts and connections, for reference) while one root client starts jobs.
-under_flood() {  # OP FIRST_JOB
+# nobody floods with OP while one root client starts jobs. audit: LOOPS loops of ibsdnctl, the
+# requirement. For reference: audit-socket, 8 connections (the per-uid limit) that always have an
+# audit waiting, with no process start (what the controller's queue alone costs); ping, loops of
+# ibsdnctl answered beside the job queue (what the process starts and connections alone cost).
+under_flood() {  # OP FIRST_JOB LOOPS
   local mark
   mark=$(file_size "$WORK/osm/opensm.log")
   proc_start "flood-$1" setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups \
-    "$PY_NOBODY" "$WORK/clients.py" "$CTL" flood "$1" "$FLOOD_LOOPS" 900
+    "$PY_NOBODY" "$WORK/clients.py" "$CTL" flood "$1" "$3" 900
   sleep 1
   proc_alive "flood-$1" || fail "the $1 flood did not start: $(cat "$WORK/flood-$1.err")"
   measure "flood-$1-starts" 600 starts "$STARTS" "$2" sets --pattern ring
@@ -441,8 +486,9 @@ under_flood() {  # OP FIRST_JOB
   proc_wait "flood-$1" 40 || fail "the $1 flood did not stop: $(tail -n 5 "$WORK/flood-$1.err")"
   tail -c +"$((mark + 1))" "$WORK/osm/opensm.log" >"$WORK/flood-$1.log"
 }
-under_flood audit 30001
-under_flood ping 40001
+under_flood audit 30001 "$FLOOD_LOOPS"
+under_flood audit-socket 50001 8
+under_flood ping 40001 "$FLOOD_LOOPS"
 
 "$CTL" --json flows --from-switch >"$WORK/left.json" || fail "flows --from-switch"
 proc_alive opensm || fail "opensm died"
@@ -539,7 +585,7 @@ if hwm_reset != "yes":
     print("  (the peak could not be reset: VmHWM after is the larger of the earlier peak and the job's)")
 print(f"{'ibsdnctl ping, ms':<34} {'p50':>9} {'p99':>9} {'max':>9} {'n':>5} {'p50 ratio':>9} "
       f"{'max ratio':>9}")
-idle_p50, idle_max = statistics.median(idle), max(idle)
+idle_p50, idle_max = pct(idle, 50), max(idle)
 def pings(r, key):  # (ping ms of every run's job KEY, pings failed)
     runs = [x[key] for x in r["runs"] if key in x]
     return [t for x in runs for t in x["ping_ms"]], sum(x["ping_failed"] for x in runs)
@@ -566,14 +612,16 @@ print()
 print("3. job_start latency, 4-host ring jobs (job_end between), ms; ratios to one idle client")
 single = load("idle-starts")
 many = load("clients")
-flood_starts, ping_flood_starts = load("flood-audit-starts"), load("flood-ping-starts")
+flood_starts = load("flood-audit-starts")
+FLOODS = (("audit", f"nobody floods: {loops} loops ibsdnctl audit"),
+          ("audit-socket", "ref.: 8 sockets always waiting for an audit"),
+          ("ping", f"ref.: {loops} loops ibsdnctl ping"))
 i50 = pct([x["start_ms"] for x in single["runs"]], 50)
 i99 = pct([x["start_ms"] for x in single["runs"]], 99)
 print(f"{'condition':<44} {'n':>5} {'p50':>8} {'p99':>8} {'max':>8} {'p50/idle':>8} "
       f"{'p99/idle':>8} {'end p50':>8}")
 for label, r in (("one client, idle", single), (f"{clients} parallel clients", many),
-                 (f"one client, nobody floods {loops} x audit", flood_starts),
-                 (f"one client, nobody floods {loops} x ping (ref.)", ping_flood_starts)):
+                 *((label, load(f"flood-{op}-starts")) for op, label in FLOODS)):
     v = [x["start_ms"] for x in r["runs"]]
     e = [x["end_ms"] for x in r["runs"]]
     if not v:
@@ -583,16 +631,16 @@ for label, r in (("one client, idle", single), (f"{clients} parallel clients", m
           f"{pct(v, 50) / i50:7.2f}x {pct(v, 99) / i99:7.2f}x {pct(e, 50):8.1f}"
           + (f"  ({len(r['errors'])} failed)" if r["errors"] else ""))
     errors(label, r)
-degraded = sum(1 for r in (single, many, flood_starts, ping_flood_starts) for x in r["runs"]
-               if x["degraded"])
+degraded = sum(1 for r in [single, many, *(load(f"flood-{op}-starts") for op, _ in FLOODS)]
+               for x in r["runs"] if x["degraded"])
 if degraded:
     print(f"  {degraded} job_start answers were degraded")
-for op in ("audit", "ping"):
+for op, label in FLOODS:
     f = load(f"flood-{op}")
     a = f["answered_ms"]
-    print(f"nobody's {op} flood: {len(a)} answered (p50 {pct(a, 50):.1f} ms, p99 {pct(a, 99):.1f} ms),"
+    print(f"{label}: {len(a)} answered (p50 {pct(a, 50):.1f} ms, p99 {pct(a, 99):.1f} ms),"
           f" {f['refused']} connections refused busy (per-uid limit)"
-          + (f", {f['findings']} audit findings" if op == "audit" else "")
+          + (f", {f['findings']} audit findings" if op != "ping" else "")
           + f", {len(f['other'])} other errors")
     log = open(f"{work}/flood-{op}.log", errors="replace").read()
     print(f"  opensm's log meanwhile: {log.count('refusing the connection')} refusal warnings,"
