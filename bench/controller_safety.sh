@@ -3,7 +3,8 @@
 # huge and when many clients talk at once, end to end with the real processes: an ibsim
 # XGFT(2;4,4;1,4) (16 hosts, 8 switches), one ibsdn-switch-agent per switch, the stock opensm as a
 # daemon with libosmsdn.so (-R sdn,no_fallback, audit_interval_ms 2000 as in the demo,
-# socket_group nogroup). Three figures, every time as a ratio to a baseline of the same run:
+# socket_group nogroup). Three figures; each time is given as a ratio to a baseline of the same
+# run:
 #
 #  1. Overlapping jobs left alone for a window (--window S, default 600 s; --quick 30 s), each
 #     case on its own: job 46 (n0001..n0016 random-perm) with job 47 (n0001,n0006,n0011,n0016
@@ -128,7 +129,7 @@ OPENSM_PID=$(proc_pid opensm)
 # One python program for every measuring client; each mode prints one JSON object on stdout.
 # Errors of the controller are recorded, not raised: the report names them.
 cat >"$WORK/clients.py" <<'PY'
-import json, os, random, re, signal, socket, statistics, subprocess, sys, threading, time
+import json, os, random, re, signal, socket, subprocess, sys, threading, time
 
 CTL, MODE, ARGS = sys.argv[1], sys.argv[2], sys.argv[3:]
 HOSTS = [f"n{i:04d}" for i in range(1, 17)]
@@ -573,19 +574,22 @@ errors("plain", plain)
 errors("big", big)
 hwm_after = big["runs"][0]["start_status"]["VmHWM"] if big["runs"] else float("nan")
 rss_after_end = big["runs"][0].get("end_status", {}).get("VmRSS", float("nan")) if big["runs"] else float("nan")
-print(f"{'opensm memory, MB':<34} {'value':>9} {'/ RSS before':>13}")
+print(f"{'opensm memory, MiB':<34} {'value':>9} {'/ RSS before':>13} {'KiB more':>9}")
 for label, kb in (("VmRSS before the jobs of 2.", rss_before),
                   ("VmHWM before (peak since start)", hwm_before),
                   ("VmRSS after the plain all-to-alls", rss_plain),
                   (f"VmHWM reset before job 1024 ({hwm_reset})", hwm_reset_kb),
                   ("VmHWM after job 1024's answer", hwm_after),
                   ("VmRSS after job 1024's end", rss_after_end)):
-    print(f"{label:<34} {float(kb) / 1024:9.1f} {float(kb) / float(rss_before):12.2f}x")
+    print(f"{label:<34} {float(kb) / 1024:9.2f} {float(kb) / float(rss_before):12.3f}x"
+          f" {float(kb) - float(rss_before):+9.0f}")
 if hwm_reset != "yes":
     print("  (the peak could not be reset: VmHWM after is the larger of the earlier peak and the job's)")
 print(f"{'ibsdnctl ping, ms':<34} {'p50':>9} {'p99':>9} {'max':>9} {'n':>5} {'p50 ratio':>9} "
       f"{'max ratio':>9}")
 idle_p50, idle_max = pct(idle, 50), max(idle)
+
+
 def pings(r, key):  # (ping ms of every run's job KEY, pings failed)
     runs = [x[key] for x in r["runs"] if key in x]
     return [t for x in runs for t in x["ping_ms"]], sum(x["ping_failed"] for x in runs)
