@@ -655,6 +655,17 @@ fv = [x["start_ms"] for x in flood_starts["runs"]]
 ok = bool(fv) and not flood_starts["errors"] and pct(fv, 50) <= 2 * i50 and pct(fv, 99) <= 2 * i99
 print(f"requirement: job_start p50 and p99 under the flood <= 2x idle: "
       f"{verdict(ok, 'job_start under the audit flood <= 2x idle')}")
+# What of it is the controller's: the same number of process loops that never wait in its queue
+# (ping), and the queue alone (connections always waiting for an audit, no process starts).
+pv = [x["start_ms"] for x in load("flood-ping-starts")["runs"]]
+qv = [x["start_ms"] for x in load("flood-audit-socket-starts")["runs"]]
+if fv and pv and qv:
+    print(f"  the audit flood against the ping flood (same process starts, no queue): p50 "
+          f"{pct(fv, 50) / pct(pv, 50):.2f}x, p99 {pct(fv, 99) / pct(pv, 99):.2f}x; the queue "
+          f"alone (8 sockets): p50 {pct(qv, 50) / i50:.2f}x, p99 {pct(qv, 99) / i99:.2f}x idle")
+    q_ok = pct(qv, 50) <= 2 * i50 and pct(qv, 99) <= 2 * i99
+    print(f"requirement, the controller's share: the queue alone <= 2x idle: "
+          f"{verdict(q_ok, 'the queue alone <= 2x idle')}")
 
 print()
 print("requirements not met: " + ("; ".join(unmet) if unmet else "none"))
