@@ -296,6 +296,7 @@ class Running {
     if (ctx_ == nullptr) return;
     osmsdn_stop(ctx_);
     glue_.join();
+    glue_.set_ctx(nullptr);  // the glue's events (SM state) must not reach a freed controller
     osmsdn_destroy(ctx_);
     ctx_ = nullptr;
   }
