@@ -675,41 +675,46 @@ void complete_lfts(const Fabric& f, LftSet& lfts, const Deadline& deadline) {
 
   std::vector<int> dist(ns);
   std::vector<std::uint32_t> queue;
-  std::vector<std::size_t> begin(ns + 1);
-  std::vector<PortNum> closer;   // per switch, flattened: closer[begin[k] .. begin[k + 1])
-  std::vector<PortNum> to_node;  // a switch next to an HCA: its ports to that HCA
+  // Per switch, its ports one hop closer: closer[begin[k] .. end[k]), in port order.
+  std::vector<std::size_t> begin(ns);
+  std::vector<std::size_t> end(ns);
+  std::vector<PortNum> closer;
+  std::vector<PortNum> to_node;    // a switch next to an HCA: its ports to that HCA
+  std::vector<Lft*> table_of(ns);  // the tables of the switches this group's LIDs reach
   std::uint64_t step = 0;
   for (const auto& [origin, group_lids] : groups) {
     const int origin_dist = static_cast<int>(origin.front());
     std::fill(dist.begin(), dist.end(), -1);
     queue.assign(origin.begin() + 1, origin.end());
     for (const std::uint32_t k : queue) dist[k] = origin_dist;
+    closer.clear();
+    // When a switch leaves the queue, every switch one hop closer has its distance: its closer
+    // ports are known in the same pass.
     for (std::size_t q = 0; q < queue.size(); ++q) {
       const std::uint32_t at = queue[q];
+      begin[at] = closer.size();
       for (std::size_t a = adj_begin[at]; a < adj_begin[at + 1]; ++a) {
         const std::uint32_t peer = adj[a].second;
         if (dist[peer] < 0) {
           dist[peer] = dist[at] + 1;
           queue.push_back(peer);
+        } else if (dist[peer] == dist[at] - 1) {
+          closer.push_back(adj[a].first);
         }
       }
+      end[at] = closer.size();
     }
-    closer.clear();
-    for (std::size_t k = 0; k < ns; ++k) {
-      begin[k] = closer.size();
-      if (dist[k] <= 0) continue;
-      for (std::size_t a = adj_begin[k]; a < adj_begin[k + 1]; ++a) {
-        if (dist[adj[a].second] == dist[k] - 1) closer.push_back(adj[a].first);
-      }
-    }
-    begin[ns] = closer.size();
 
+    for (std::size_t k = 0; k < ns; ++k) {
+      table_of[k] = dist[k] > 0 ? &lfts.table(sws[k]) : nullptr;
+      if (table_of[k] != nullptr) table_of[k]->reserve(lfts.lids.max_lid());
+    }
     for (const Lid lid : group_lids) {
       deadline.check_every(step++, "completing the LFTs");
       const NodeIdx node = lfts.lids.owner(lid)->node;
       for (std::size_t k = 0; k < ns; ++k) {
-        if (dist[k] <= 0) continue;
-        Lft& t = lfts.table(sws[k]);
+        if (table_of[k] == nullptr) continue;
+        Lft& t = *table_of[k];
         if (t.out(lid) != kLftUnset) continue;
         if (origin_dist == 1 && dist[k] == 1) {
           // An HCA forwards nothing: only the LID's node itself is a next hop here.
@@ -718,7 +723,7 @@ void complete_lfts(const Fabric& f, LftSet& lfts, const Deadline& deadline) {
             if (p.peer == node) to_node.push_back(p.num);
           }
           t.set(lid, to_node[lid.value() % to_node.size()]);
-        } else if (const std::size_t n = begin[k + 1] - begin[k]; n > 0) {
+        } else if (const std::size_t n = end[k] - begin[k]; n > 0) {
           t.set(lid, closer[begin[k] + lid.value() % n]);
         }
       }

@@ -93,6 +93,8 @@ class Lft {
     return dlid.value() < ports_.size() ? ports_[dlid.value()] : kLftUnset;
   }
   void set(Lid dlid, PortNum port);
+  /// Room for entries up to `max` without reallocating (size() unchanged).
+  void reserve(Lid max) { ports_.reserve(max.value() + 1u); }
   /// One past the highest LID with an entry (LinearFDBTop + 1).
   [[nodiscard]] std::size_t size() const { return ports_.size(); }
 
