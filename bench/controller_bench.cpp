@@ -2,7 +2,9 @@
 // inside opensm, its MADs answered by the agents' SwitchResponder logic through an in-memory
 // switchboard (no threads, no simulator: what is measured is the controller's own work plus
 // encoding and decoding every MAD). Printed per job: the ready answer's split (route, compile,
-// install) and, as the baseline measured in the same run, DmodK routing the same flows.
+// install) and, as the baseline measured in the same run, DmodK routing the same flows. Before
+// the jobs, the sdn routing engine's step (what osmsdn_compute_lfts does under OpenSM's lock)
+// against the same step with the all-pairs table builder it replaced.
 //
 //   controller_bench            1024-node full fat-tree and the 6750-node Curie tree
 //   controller_bench --quick    the 1024-node tree only, for CI smoke runs
@@ -22,6 +24,7 @@
 #include "plugin/sdn_engine.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/algorithm.hpp"
+#include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/job_builder.hpp"
 
@@ -146,6 +149,55 @@ void run_case(const Case& c, int reps) {
       static_cast<unsigned long long>(mads));
 }
 
+/// OpenSM-sized tables (LIDs 0..max) for every switch, as the glue hands them over.
+struct GlueTables {
+  std::vector<std::vector<std::uint8_t>> bytes;
+  std::vector<osmsdn_lft> lfts;
+  GlueTables(const Fabric& f, std::size_t entries) {
+    for (const NodeIdx s : f.switches()) {
+      bytes.emplace_back(entries, OSMSDN_NO_PATH);
+      lfts.push_back(osmsdn_lft{f.node(s).guid.value(), bytes.back().data(),
+                                static_cast<std::uint32_t>(entries)});
+    }
+  }
+};
+
+/// The sdn engine's step: the subnet copied from the glue's structs, DmodK's tables per
+/// destination, written into the glue's tables. Baseline in the same run: the same step with
+/// the tables from every HCA pair (lfts_from_destination_routes, the engine until issue 9).
+void engine_case(const char* label, const char* xgft, int reps) {
+  const Fabric generated = generate_xgft(XgftParams::parse(xgft));
+  const LidMap lids = sequential_lids(generated);
+  const test::AbiBuffers abi = test::to_abi(generated, lids);
+  GlueTables now(generated, lids.max_lid().value() + 1u);
+  GlueTables then(generated, lids.max_lid().value() + 1u);
+  std::vector<double> engine;
+  std::vector<double> tables;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = Clock::now();
+    Subnet f = subnet_from_abi(abi.view);
+    const auto t1 = Clock::now();
+    const SdnTables t = compute_sdn_tables(f);
+    const auto t2 = Clock::now();
+    write_tables(f, t.lfts, now.lfts);
+    engine.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    tables.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
+  }
+  std::vector<double> all_pairs;
+  for (int i = 0; i < (generated.hcas().size() > 2000 ? 1 : reps); ++i) {
+    const auto t0 = Clock::now();
+    Subnet f = subnet_from_abi(abi.view);
+    if (!recognize_xgft(f.fabric, nullptr)) return;
+    const LftSet old = lfts_from_destination_routes(f.fabric, f.lids, *make_algorithm("dmodk"));
+    write_tables(f, old, then.lfts);
+    all_pairs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::printf("%-12s %6zu %6zu %9.2f %9.2f %10.1f %9.4f %s\n", label, generated.hcas().size(),
+              generated.switches().size(), median(engine), median(tables), median(all_pairs),
+              median(engine) / median(all_pairs),
+              now.bytes == then.bytes ? "identical" : "TABLES DIFFER");
+}
+
 }  // namespace
 }  // namespace ibsdn::plugin
 
@@ -159,6 +211,16 @@ int main(int argc, char** argv) {
     cases.push_back({"curie-6750", "3;15,15,30;1,15,15", "random-perm", 0});
     cases.push_back({"curie-6750", "3;15,15,30;1,15,15", "3dnn", 4096});
   }
+  std::printf(
+      "sdn routing engine in-process (osmsdn_compute_lfts's work: subnet copy, DmodK tables per\n"
+      "destination, written into OpenSM-sized tables); medians in ms of %d runs; baseline: the\n"
+      "same with the all-pairs table builder (1 run beyond 2000 hosts)\n\n",
+      quick ? 3 : 7);
+  std::printf("%-12s %6s %6s %9s %9s %10s %9s %s\n", "fabric", "hosts", "swit.", "engine", "tables",
+              "all-pairs", "eng/all", "tables");
+  ibsdn::plugin::engine_case("full-1024", "3;16,16,4;1,16,16", quick ? 3 : 7);
+  if (!quick) ibsdn::plugin::engine_case("curie-6750", "3;15,15,30;1,15,15", 7);
+  std::printf("\n");
   std::printf(
       "job_start in-process (JobController, agents' responder logic, no simulator); medians in "
       "ms;\n"

@@ -1,5 +1,6 @@
 // Route quality and compute time of the fat-tree routing algorithms, printed as ratios measured
-// in one run: L_D / lower bound per algorithm, and compute time / DmodK's on the same demand.
+// in one run: L_D / lower bound per algorithm, and compute time / DmodK's on the same demand; and
+// the time of the sdn engine's LFTs, per destination, against the all-pairs builder it replaced.
 //
 //   route_bench            the full tables of issue 2 (about a minute)
 //   route_bench --quick    a reduced set, for CI smoke runs
@@ -14,6 +15,7 @@
 #include "routing/algorithm.hpp"
 #include "routing/flow_compiler.hpp"
 #include "routing/lft.hpp"
+#include "routing/netlist.hpp"
 #include "routing/route_quality.hpp"
 #include "sim_backend/job_builder.hpp"
 #include "sim_backend/topology_spec.hpp"
@@ -184,6 +186,120 @@ void compiler_table(bool quick) {
   }
 }
 
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// The graph alone, as the sdn engine receives it: no layout until recognize_xgft finds one.
+Fabric bare_copy(const Fabric& f) {
+  Fabric g;
+  for (const Node& n : f.nodes()) {
+    g.add_node(n.kind, n.name, n.ports.size(), n.guid);
+  }
+  for (std::size_t i = 0; i < f.num_nodes(); ++i) {
+    for (const Port& p : f.nodes()[i].ports) {
+      if (p.connected() && p.peer.value() > i) {
+        g.connect(NodeIdx(i), p.num, p.peer, p.peer_port, p.gbps);
+      }
+    }
+  }
+  return g;
+}
+
+void lft_table(bool quick) {
+  const std::vector<Topo> topos =
+      quick ? std::vector<Topo>{kFull1024} : std::vector<Topo>{kFull1024, kTapered1536, kCurie};
+  const int reps = quick ? 3 : 7;
+  std::printf(
+      "\n== sdn engine LFTs: per destination vs all pairs, DmodK (median of %d; all-pairs "
+      "columns: 1 run beyond 2000 hosts) ==\n",
+      reps);
+  std::printf(
+      "(engine = recognise the XGFT + lfts_per_destination, what compute_sdn_tables does; "
+      "all-pairs = lfts_from_destination_routes;\n dmodk-pairs = DmodK's route() of "
+      "every HCA pair alone, no tables)\n");
+  std::printf("%-12s %5s %5s | %9s %9s %9s | %10s %11s | %8s %11s %8s\n", "topology", "hosts",
+              "LIDs", "recognise", "per-dest", "engine", "all-pairs", "dmodk-pairs", "eng/all",
+              "eng/dk-pair", "ns/pair");
+  for (const Topo& t : topos) {
+    TopologySpec ts;
+    ts.xgft = t.xgft;
+    const Fabric generated = build_topology(ts);
+    const LidMap lids = sequential_lids(generated);
+    const auto dmodk = make_algorithm("dmodk");
+    std::vector<double> recognise;
+    std::vector<double> per_dest;
+    std::vector<double> engine;
+    LftSet now;
+    for (int i = 0; i < reps; ++i) {
+      Fabric f = bare_copy(generated);
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!recognize_xgft(f, nullptr)) {
+        std::printf("%s: not recognised\n", t.label);
+        return;
+      }
+      const auto t1 = std::chrono::steady_clock::now();
+      now = lfts_per_destination(f, lids, *dmodk);
+      recognise.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      per_dest.push_back(ms_since(t1));
+      engine.push_back(ms_since(t0));
+    }
+    const int slow_reps = generated.hcas().size() > 2000 ? 1 : reps;
+    std::vector<double> all_pairs;
+    bool same = true;
+    for (int i = 0; i < slow_reps; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const LftSet old = lfts_from_destination_routes(generated, lids, *dmodk);
+      all_pairs.push_back(ms_since(t0));
+      for (const NodeIdx s : generated.switches()) {
+        for (std::uint32_t l = 1; l <= lids.max_lid().value(); ++l) {
+          const Lid lid(static_cast<std::uint16_t>(l));
+          same = same && old.table(s).out(lid) == now.table(s).out(lid);
+        }
+      }
+    }
+    // DmodK alone on every pair, in the all-pairs builder's batches (bounded memory).
+    std::vector<double> pairs_ms;
+    std::uint64_t pairs = 0;
+    for (int i = 0; i < slow_reps; ++i) {
+      std::vector<Flow> flows;
+      double ms = 0;
+      pairs = 0;
+      const auto flush = [&]() {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::vector<Path> paths = dmodk->route(RouteRequest{generated, flows});
+        ms += ms_since(t0);
+        pairs += paths.size();
+        flows.clear();
+      };
+      for (const NodeIdx d : generated.hcas()) {
+        for (const NodeIdx s : generated.hcas()) {
+          if (s == d) continue;
+          Flow fl;
+          fl.src = s;
+          fl.dst = d;
+          flows.push_back(fl);
+        }
+        if (flows.size() >= (std::size_t{1} << 18)) flush();
+      }
+      if (!flows.empty()) flush();
+      pairs_ms.push_back(ms);
+    }
+    const double eng = median(engine);
+    const double dk = median(pairs_ms);
+    std::printf("%-12s %5zu %5u | %9.2f %9.2f %9.2f | %10.1f %11.1f | %8.4f %11.4f %8.1f%s\n",
+                t.label, generated.hcas().size(), unsigned{lids.max_lid().value()},
+                median(recognise), median(per_dest), eng, median(all_pairs), dk,
+                eng / median(all_pairs), eng / dk, dk * 1e6 / static_cast<double>(pairs),
+                same ? "" : "  TABLES DIFFER");
+  }
+}
+
 }  // namespace
 }  // namespace ibsdn
 
@@ -193,5 +309,6 @@ int main(int argc, char** argv) {
   ibsdn::speed_table(quick);
   ibsdn::memory_table(quick);
   ibsdn::compiler_table(quick);
+  ibsdn::lft_table(quick);
   return 0;
 }

@@ -25,7 +25,7 @@ SdnTables compute_sdn_tables(Subnet& f) {
     out.lfts.lids = f.lids;
     complete_lfts(f.fabric, out.lfts);
   } else {
-    out.lfts = lfts_from_destination_routes(f.fabric, f.lids, *alg);
+    out.lfts = lfts_per_destination(f.fabric, f.lids, *alg);
   }
   return out;
 }

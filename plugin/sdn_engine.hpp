@@ -1,9 +1,10 @@
 // The LFTs of OpenSM routing engine "sdn": the default routes that flow entries later override.
 //
 // DmodK when the fabric is recognised as an XGFT (the fat-tree default of the thesis), min-hop
-// otherwise; routing/lft.hpp then completes the tables so that every switch routes every LID
-// (switch LIDs too: the controller's own MADs travel to them), and LMC aliases take their base
-// LID's route when written out.
+// otherwise, filled one destination at a time (routing/lft.hpp: lfts_per_destination, the same
+// tables as tracing every pair, in O(destinations x switches)); then the tables are completed so
+// that every switch routes every LID (switch LIDs too: the controller's own MADs travel to them),
+// and LMC aliases take their base LID's route when written out.
 #pragma once
 
 #include <span>

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -31,6 +32,19 @@ struct RouteRequest {
   Deadline deadline{};
 };
 
+/// Where a destination-based algorithm sends the traffic for one destination HCA, at every node
+/// at once: one column of all the LFTs.
+struct DestinationColumn {
+  NodeIdx dst;
+  /// Indexed by node. At a switch, the port it forwards `dst`'s traffic to; at an HCA whose
+  /// cabled ports are not exactly one to a switch, the port it leaves through toward `dst` (an
+  /// HCA with a single cable to a switch leaves through that cable, whatever this says).
+  /// PortNum{} where the algorithm has no route to `dst`; the value at a node that no route to
+  /// `dst` crosses is the algorithm's choice, or PortNum{}.
+  std::span<const PortNum> out;
+};
+using DestinationColumnSink = std::function<void(const DestinationColumn&)>;
+
 class RoutingAlgorithm {
  public:
   virtual ~RoutingAlgorithm() = default;
@@ -41,6 +55,14 @@ class RoutingAlgorithm {
   /// One path per flow, in the order of req.flows. Throws std::invalid_argument for a fabric it
   /// does not support or a flow whose endpoints are not HCAs of the fabric.
   [[nodiscard]] virtual std::vector<Path> route(const RouteRequest& req) const = 0;
+  /// For algorithms whose choice at a switch depends on the destination alone (what an LFT can
+  /// hold): calls `sink` once per HCA of `f` (in an order of its own) with that destination's
+  /// column; the routes the columns imply are the paths route() returns. O(switches) per
+  /// destination instead of route()'s work per pair. Returns false without calling `sink` when the
+  /// choice may depend on the source. Throws like route() for a fabric it cannot route; checks
+  /// `deadline` between destinations.
+  virtual bool route_by_destination(const Fabric& f, const Deadline& deadline,
+                                    const DestinationColumnSink& sink) const;
 };
 
 struct XgftLayout;

@@ -41,6 +41,11 @@ std::vector<std::string> algorithm_names() {
   return out;
 }
 
+bool RoutingAlgorithm::route_by_destination(const Fabric& /*f*/, const Deadline& /*deadline*/,
+                                            const DestinationColumnSink& /*sink*/) const {
+  return false;
+}
+
 void check_flows(const RouteRequest& req) {
   const std::size_t n = req.fabric.num_nodes();
   for (std::size_t i = 0; i < req.flows.size(); ++i) {

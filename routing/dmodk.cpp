@@ -32,6 +32,38 @@ class ModK final : public XgftRoutingAlgorithm {
     return out;
   }
 
+  bool route_by_destination(const Fabric& f, const Deadline& deadline,
+                            const DestinationColumnSink& sink) const override {
+    if (!by_destination_) return false;
+    const XgftLayout* x = f.xgft();
+    if (x == nullptr)
+      throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(f));
+    const int h = x->params.h;
+    std::vector<PortNum> out(f.num_nodes(), PortNum{});
+    for (std::uint32_t d = 0; d < x->hosts.size(); ++d) {
+      deadline.check_every(d, "dmodk fills the tables toward each destination");
+      std::fill(out.begin(), out.end(), PortNum{});
+      const std::uint64_t y = y_index(*x, d);
+      for (int l = 1; l <= h; ++l) {
+        const auto& level = x->switches[static_cast<std::size_t>(l - 1)];
+        const std::uint64_t positions = x->w_prefix[l];  // switches per x index
+        const std::uint64_t y_here = y % positions;
+        const std::uint64_t x_of_d = d / x->m_prefix[l];
+        const auto down = static_cast<std::size_t>(x->host_digit(d, l));
+        const auto up = l < h ? static_cast<std::size_t>((y / positions) %
+                                                         static_cast<std::uint64_t>(x->params.w[l]))
+                              : 0;
+        for (std::uint64_t xi = 0; xi * positions < level.size(); ++xi) {
+          const NodeIdx sw = level[xi * positions + y_here];
+          out[sw.value()] =
+              xi == x_of_d ? x->down_port[sw.value()][down] : x->up_port[sw.value()][up];
+        }
+      }
+      sink(DestinationColumn{x->hosts[d], out});
+    }
+    return true;
+  }
+
   static std::uint64_t y_index(const XgftLayout& x, std::uint64_t key) {
     std::uint64_t y = 0;
     for (int l = 2; l <= x.params.h; ++l) {

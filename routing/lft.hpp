@@ -93,6 +93,8 @@ class Lft {
     return dlid.value() < ports_.size() ? ports_[dlid.value()] : kLftUnset;
   }
   void set(Lid dlid, PortNum port);
+  /// Room for entries up to `max` without reallocating (size() unchanged).
+  void reserve(Lid max) { ports_.reserve(max.value() + 1u); }
   /// One past the highest LID with an entry (LinearFDBTop + 1).
   [[nodiscard]] std::size_t size() const { return ports_.size(); }
 
@@ -136,11 +138,23 @@ LftSet lfts_from_opensm_dump(const Fabric& f, std::string_view lfts_dump_text,
 LftSet lfts_from_destination_routes(const Fabric& f, const LidMap& lids,
                                     const RoutingAlgorithm& alg);
 
+/// The tables of lfts_from_destination_routes, built one destination at a time from `alg`'s
+/// columns (RoutingAlgorithm::route_by_destination): for every HCA LID, the entries along the
+/// routes that lead the other HCAs with a LID to it (each switch written once), the switches' own
+/// LIDs to port 0, then complete_lfts. O(destinations x switches) where the pairwise builder is
+/// O(pairs x hops): the sdn engine's tables, computed under OpenSM's lock. Throws
+/// std::invalid_argument if `alg` cannot route on `f`, routes pairs only, or a column does not
+/// lead every source to its destination (no route, a loop, another node); DeadlineExceeded once
+/// `deadline` passes.
+LftSet lfts_per_destination(const Fabric& f, const LidMap& lids, const RoutingAlgorithm& alg,
+                            const Deadline& deadline = {});
+
 /// Gives every switch an entry for every LID it lacks one for: a port toward a neighbour one hop
-/// closer to the LID's node (spread over the candidates by LID). Existing entries are kept.
-/// When they lie on shortest paths, as a minimal destination-based algorithm's do, every route
-/// stays loop-free: each hop either follows the kept entries' tree or gets one hop closer.
-void complete_lfts(const Fabric& f, LftSet& lfts);
+/// closer to the LID's node (spread over the candidates by LID: the (LID mod n)-th of the n
+/// candidates in port order). Existing entries are kept. When they lie on shortest paths, as a
+/// minimal destination-based algorithm's do, every route stays loop-free: each hop either follows
+/// the kept entries' tree or gets one hop closer. Throws DeadlineExceeded once `deadline` passes.
+void complete_lfts(const Fabric& f, LftSet& lfts, const Deadline& deadline = {});
 
 /// A per-switch decision consulted before the LFT (issue 3: flow tables). nullopt = use the LFT.
 using ForwardingOverride = std::function<std::optional<PortNum>(NodeIdx sw, const PacketHeader&)>;

@@ -10,8 +10,8 @@
 // whatever the source.
 //
 // The table is computed for every destination (the counters depend on all earlier ones) but
-// only its column for the current destination is kept; flows are traced as their destination
-// comes up.
+// only its column for the current destination is kept; route() traces flows as their
+// destination comes up, route_by_destination() hands each column out as it is ready.
 #include <algorithm>
 #include <deque>
 #include <limits>
@@ -46,7 +46,48 @@ class MinHop final : public RoutingAlgorithm {
       by_dst[req.flows[i].dst.value()].push_back(i);
     }
     std::size_t remaining = req.flows.size();
+    for_each_destination(
+        f, req.deadline,
+        [&](NodeIdx d, const std::vector<int>& dist, const std::vector<PortNum>& next) {
+          for (std::size_t i : by_dst[d.value()]) {
+            trace(f, req.flows[i], dist, next, out[i]);
+            --remaining;
+          }
+          return remaining > 0;
+        });
+    return out;
+  }
 
+  bool route_by_destination(const Fabric& f, const Deadline& deadline,
+                            const DestinationColumnSink& sink) const override {
+    if (const std::string why = unsupported_reason(f); !why.empty()) {
+      throw std::invalid_argument("minhop: " + why);
+    }
+    // HCAs that do not simply leave through their one cable to a switch: their first hop is
+    // part of the column (first_port(), as trace() takes it).
+    std::vector<NodeIdx> irregular;
+    for (const NodeIdx h : f.hcas()) {
+      if (!single_switch(f, h).valid()) irregular.push_back(h);
+    }
+    for_each_destination(
+        f, deadline, [&](NodeIdx d, const std::vector<int>& dist, std::vector<PortNum>& next) {
+          for (const NodeIdx h : irregular) {
+            next[h.value()] =
+                h == d || dist[h.value()] == kUnreached ? PortNum{} : first_port(f, h, d, dist);
+          }
+          sink(DestinationColumn{d, next});
+          return true;
+        });
+    return true;
+  }
+
+ private:
+  // For every HCA d in Fabric::hcas() order: the distances to d (kUnreached where none) and
+  // every switch's port toward d (PortNum{} where d is unreachable), handed to
+  // `visit(d, dist, next)`, which returns whether to go on. The counters behind the choice
+  // carry over from one destination to the next, so the columns come in this order only.
+  template <typename Visit>
+  static void for_each_destination(const Fabric& f, const Deadline& deadline, Visit&& visit) {
     std::vector<std::vector<std::uint32_t>> used(f.num_nodes());  // per switch, per port
     for (NodeIdx s : f.switches()) used[s.value()].assign(f.node(s).ports.size(), 0);
     std::vector<int> dist(f.num_nodes(), kUnreached);
@@ -60,7 +101,7 @@ class MinHop final : public RoutingAlgorithm {
     NodeIdx previous{};
     std::uint64_t step = 0;
     for (NodeIdx d : f.hcas()) {
-      req.deadline.check_every(step++, "minhop routes toward each destination");
+      deadline.check_every(step++, "minhop routes toward each destination");
       const NodeIdx sw = single_switch(f, d);
       if (previous.valid() && sw.valid() && sw == single_switch(f, previous)) {
         dist[previous.value()] = 2;
@@ -72,7 +113,10 @@ class MinHop final : public RoutingAlgorithm {
       previous = d;
       for (std::size_t k = 0; k < f.switches().size(); ++k) {
         const auto v = f.switches()[k].value();
-        if (dist[v] == kUnreached) continue;
+        if (dist[v] == kUnreached) {
+          next[v] = PortNum{};
+          continue;
+        }
         auto& counts = used[v];
         PortNum best{};
         if (dist[v] == 1) {
@@ -91,16 +135,10 @@ class MinHop final : public RoutingAlgorithm {
         next[v] = best;
         ++counts[best.value() - 1u];
       }
-      for (std::size_t i : by_dst[d.value()]) {
-        trace(f, req.flows[i], dist, next, out[i]);
-        --remaining;
-      }
-      if (remaining == 0) break;
+      if (!visit(d, dist, next)) return;
     }
-    return out;
   }
 
- private:
   // The switch behind an HCA's only cabled port, or none if it has several (or none).
   static NodeIdx single_switch(const Fabric& f, NodeIdx hca) {
     NodeIdx sw{};
@@ -146,6 +184,20 @@ class MinHop final : public RoutingAlgorithm {
     begin[f.switches().size()] = candidates.size();
   }
 
+  // A source HCA at a finite distance leaves through its lowest port on a shortest path (to
+  // the destination itself or a switch: another HCA forwards nothing).
+  static PortNum first_port(const Fabric& f, NodeIdx src, NodeIdx dst,
+                            const std::vector<int>& dist) {
+    const int ds = dist[src.value()];
+    for (const Port& p : f.node(src).ports) {
+      if (p.connected() && dist[p.peer.value()] == ds - 1 &&
+          (p.peer == dst || f.node(p.peer).is_switch())) {
+        return p.num;
+      }
+    }
+    return PortNum{};
+  }
+
   static void trace(const Fabric& f, const Flow& flow, const std::vector<int>& dist,
                     const std::vector<PortNum>& next, Path& path) {
     if (dist[flow.src.value()] == kUnreached) {
@@ -153,15 +205,7 @@ class MinHop final : public RoutingAlgorithm {
                                   f.node(flow.src).name);
     }
     path.reserve(static_cast<std::size_t>(dist[flow.src.value()]));
-    // The source HCA leaves through its lowest port on a shortest path.
-    const int ds = dist[flow.src.value()];
-    for (const Port& p : f.node(flow.src).ports) {
-      if (p.connected() && dist[p.peer.value()] == ds - 1 &&
-          (p.peer == flow.dst || f.node(p.peer).is_switch())) {
-        path.push_back(p.out);
-        break;
-      }
-    }
+    path.push_back(f.port(flow.src, first_port(f, flow.src, flow.dst, dist)).out);
     NodeIdx n = f.link(path.front()).to;
     while (n != flow.dst) {
       const Port& p = f.port(n, next[n.value()]);

@@ -104,6 +104,38 @@ TEST(SdnEngine, LmcAliasesTakeTheirBaseLidsRoute) {
   }
 }
 
+TEST(SdnEngine, DmodkTables_AreByteIdenticalToTheAllPairsBuilders_WithLmc) {
+  for (const char* spec : {"2;4,4;1,4", "3;4,4,3;1,2,2", "3;6,4,3;1,3,2"}) {
+    SCOPED_TRACE(spec);
+    const Fabric f = generate_xgft(XgftParams::parse(spec));
+    // LMC 2 on every HCA: base LIDs 4, 8, ... (aliases up to 3 above each), then the switches.
+    LidMap lids(f);
+    std::uint16_t next = 4;
+    for (const NodeIdx h : f.hcas()) {
+      lids.assign(h, PortNum(1), Lid(next));
+      next = static_cast<std::uint16_t>(next + 4);
+    }
+    for (const NodeIdx s : f.switches()) lids.assign(s, kSwitchPort0, Lid(next++));
+    test::AbiBuffers abi = test::to_abi(f, lids);
+    for (const NodeIdx h : f.hcas()) abi.port(h.value(), 1).lmc = 2;
+    abi.refresh();
+    Subnet af = subnet_from_abi(abi.view);
+    const SdnTables t = compute_sdn_tables(af);
+    ASSERT_EQ(t.algorithm, "dmodk");
+    const LftSet all_pairs =
+        lfts_from_destination_routes(af.fabric, af.lids, *make_algorithm("dmodk"));
+    Tables engine(f, next + 1u);
+    Tables reference(f, next + 1u);
+    write_tables(af, t.lfts, engine.lfts);
+    write_tables(af, all_pairs, reference.lfts);
+    EXPECT_EQ(engine.bytes, reference.bytes);
+    for (std::size_t i = 0; i < f.switches().size(); ++i) {
+      EXPECT_NE(engine.entry(i, Lid(7)), OSMSDN_NO_PATH);
+      EXPECT_EQ(engine.entry(i, Lid(7)), engine.entry(i, Lid(4)));  // alias of the first host
+    }
+  }
+}
+
 TEST(SdnEngine, WritesNothingWhenATableNamesAnUnknownSwitch) {
   const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
   const LidMap lids = sequential_lids(f);
