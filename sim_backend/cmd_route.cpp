@@ -116,7 +116,10 @@ void add_job_options(CLI::App& cmd, JobSpec& job) {
       ->default_val("random-perm");
   cmd.add_option("--seed", job.seed, "seed for random patterns and node selection")->default_val(1);
   cmd.add_option("--nodes", job.nodes, "compute nodes of the job (0 = all)")->default_val(0);
-  cmd.add_option("--node-selection", job.selection, "linear | random")
+  cmd.add_option("--node-selection", job.selection,
+                 "linear: --nodes consecutive nodes from --first-node; random: --nodes distinct "
+                 "nodes drawn without replacement (seeded by --seed), as a scheduler allocates "
+                 "(PFSim's RandomNodeSelector, seed 003)")
       ->default_val("linear")
       ->check(CLI::IsMember({"linear", "random"}));
   cmd.add_option("--first-node", job.first_node, "first node for linear selection")->default_val(0);

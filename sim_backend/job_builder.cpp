@@ -25,7 +25,8 @@ BuiltJob build_job(const Fabric& f, const JobSpec& spec) {
     }
     job.nodes.assign(f.hcas().begin() + spec.first_node, f.hcas().begin() + spec.first_node + want);
   } else if (spec.selection == "random") {
-    // PFSim's random node selection: a seeded sample, kept in host order.
+    // PFSim's random node selection: a seeded sample without replacement (a node is allocated
+    // to the job at most once, as a scheduler does), kept in host order.
     std::vector<std::uint32_t> idx(total);
     std::iota(idx.begin(), idx.end(), 0u);
     std::mt19937_64 rng(spec.seed ^ 0x5eed5e1ec7ULL);

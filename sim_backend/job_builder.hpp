@@ -15,6 +15,7 @@ struct JobSpec {
   std::string pattern = "random-perm";  // a PatternSpec text, e.g. "shift:k=3"
   std::uint32_t nodes = 0;              // compute nodes of the job; 0 = every node of the fabric
   std::string selection = "linear";     // linear: nodes first_node.. in host order; random: seeded
+                                        // sample without replacement (each node at most once)
   std::uint32_t first_node = 0;
   std::uint32_t ranks_per_node = 0;  // 0 = the nodes' GPUs per node
   std::string mapping = "block";     // block | cyclic
