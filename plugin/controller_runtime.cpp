@@ -8,6 +8,7 @@
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/switch_key.hpp"
 #include "plugin/sdn_engine.hpp"
+#include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 
@@ -371,8 +372,8 @@ void Controller::handle(SubnetUp& s) {
   std::string comparison;
   if (s.engine == "sdn") {
     std::string why;
-    topology = recognize_xgft(f.fabric, &why) ? f.fabric.xgft()->params.to_string()
-                                              : "not an XGFT: " + why;
+    topology = fat_tree_label(f.fabric, &why);
+    if (topology.empty()) topology = "not a fat-tree: " + why;
     comparison = "the sdn engine's own";
   } else {
     const SdnTables sdn = compute_sdn_tables(f);

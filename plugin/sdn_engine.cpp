@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "routing/algorithm.hpp"
-#include "routing/netlist.hpp"
+#include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {
@@ -12,12 +12,12 @@ namespace ibsdn::plugin {
 SdnTables compute_sdn_tables(Subnet& f) {
   SdnTables out;
   std::string why;
-  if (recognize_xgft(f.fabric, &why)) {
+  out.topology = fat_tree_label(f.fabric, &why);
+  if (!out.topology.empty()) {
     out.algorithm = "dmodk";
-    out.topology = f.fabric.xgft()->params.to_string();
   } else {
     out.algorithm = "minhop";
-    out.topology = "not an XGFT: " + why;
+    out.topology = "not a fat-tree: " + why;
   }
   const auto alg = make_algorithm(out.algorithm);
   if (f.fabric.hcas().empty()) {

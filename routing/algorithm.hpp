@@ -80,8 +80,24 @@ class LayoutRoutingAlgorithm : public RoutingAlgorithm {
   [[nodiscard]] virtual std::vector<Path> route_on(const RouteRequest& req,
                                                    const Layout& layout) const = 0;
 };
-using XgftRoutingAlgorithm = LayoutRoutingAlgorithm<XgftLayout>;
 using DragonflyRoutingAlgorithm = LayoutRoutingAlgorithm<DragonflyLayout>;
+
+struct FatTreeLayout;
+
+/// Base of the fat-tree algorithms. route() checks the flows, then hands a complete XGFT to
+/// route_on() (the thesis's label arithmetic) and any other fat-tree, however degraded or
+/// irregular, to route_on_tree() (routing/fat_tree_paths.hpp).
+class FatTreeRoutingAlgorithm : public RoutingAlgorithm {
+ public:
+  [[nodiscard]] std::string unsupported_reason(const Fabric& f) const override;
+  [[nodiscard]] std::vector<Path> route(const RouteRequest& req) const final;
+
+ protected:
+  [[nodiscard]] virtual std::vector<Path> route_on(const RouteRequest& req,
+                                                   const XgftLayout& layout) const = 0;
+  [[nodiscard]] virtual std::vector<Path> route_on_tree(const RouteRequest& req,
+                                                        const FatTreeLayout& layout) const = 0;
+};
 
 /// Throws std::invalid_argument listing the known names when `name` is unknown.
 std::unique_ptr<RoutingAlgorithm> make_algorithm(std::string_view name);

@@ -2,6 +2,7 @@
 
 #include "routing/algorithm.hpp"
 #include "routing/dragonfly.hpp"
+#include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
@@ -66,14 +67,8 @@ void check_flows(const RouteRequest& req) {
 
 namespace {
 
-const XgftLayout* layout_of(const Fabric& f, const XgftLayout*) {
-  return f.xgft();
-}
 const DragonflyLayout* layout_of(const Fabric& f, const DragonflyLayout*) {
   return f.dragonfly();
-}
-const char* layout_needed(const XgftLayout*) {
-  return "needs an XGFT layout (generate one or load a netlist recognised as an XGFT)";
 }
 const char* layout_needed(const DragonflyLayout*) {
   return "needs a dragonfly or megafly layout (generate one)";
@@ -98,7 +93,20 @@ std::vector<Path> LayoutRoutingAlgorithm<Layout>::route(const RouteRequest& req)
   return route_on(req, *layout);
 }
 
-template class LayoutRoutingAlgorithm<XgftLayout>;
 template class LayoutRoutingAlgorithm<DragonflyLayout>;
+
+std::string FatTreeRoutingAlgorithm::unsupported_reason(const Fabric& f) const {
+  return f.xgft() != nullptr || f.fat_tree() != nullptr
+             ? ""
+             : "needs a fat-tree (generate one, or load a fabric whose cables join adjacent "
+               "levels)";
+}
+
+std::vector<Path> FatTreeRoutingAlgorithm::route(const RouteRequest& req) const {
+  check_flows(req);
+  if (const XgftLayout* x = req.fabric.xgft()) return route_on(req, *x);
+  if (const FatTreeLayout* t = req.fabric.fat_tree()) return route_on_tree(req, *t);
+  throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
+}
 
 }  // namespace ibsdn

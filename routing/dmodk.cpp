@@ -3,15 +3,18 @@
 // Going up from level l-1, the up digit y_l is floor(key / (w_1*...*w_{l-1})) mod w_l, where the
 // key is the destination's host index (DmodK) or the source's (SmodK). DmodK depends only on the
 // destination, so it is exactly what a linear forwarding table can hold; SmodK is not.
+// On any other fat-tree the same digits pick among each switch's up ports, skipping those that
+// leave the shortest up*/down* paths of what remains (UpDownPaths::modk_path).
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
+#include "routing/fat_tree_paths.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
 namespace {
 
-class ModK final : public XgftRoutingAlgorithm {
+class ModK final : public FatTreeRoutingAlgorithm {
  public:
   explicit ModK(bool by_destination) : by_destination_(by_destination) {}
   std::string_view name() const override { return by_destination_ ? "dmodk" : "smodk"; }
@@ -32,12 +35,27 @@ class ModK final : public XgftRoutingAlgorithm {
     return out;
   }
 
+  std::vector<Path> route_on_tree(const RouteRequest& req,
+                                  const FatTreeLayout& layout) const override {
+    UpDownPaths paths(req.fabric, layout);
+    std::vector<Path> out(req.flows.size());
+    for (std::size_t i = 0; i < req.flows.size(); ++i) {
+      req.deadline.check_every(i, "dmodk routes the flows");
+      const std::uint32_t s = layout.host_of_node[req.flows[i].src.value()];
+      const std::uint32_t d = layout.host_of_node[req.flows[i].dst.value()];
+      paths.modk_path(s, d, by_destination_ ? d : s, out[i]);
+    }
+    return out;
+  }
+
   bool route_by_destination(const Fabric& f, const Deadline& deadline,
                             const DestinationColumnSink& sink) const override {
     if (!by_destination_) return false;
     const XgftLayout* x = f.xgft();
-    if (x == nullptr)
+    if (x == nullptr) {
+      if (const FatTreeLayout* t = f.fat_tree()) return columns_on_tree(f, *t, deadline, sink);
       throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(f));
+    }
     const int h = x->params.h;
     std::vector<PortNum> out(f.num_nodes(), PortNum{});
     for (std::uint32_t d = 0; d < x->hosts.size(); ++d) {
@@ -60,6 +78,29 @@ class ModK final : public XgftRoutingAlgorithm {
         }
       }
       sink(DestinationColumn{x->hosts[d], out});
+    }
+    return true;
+  }
+
+  // One leaf's shortest-path structure serves all its hosts; a column costs O(switches).
+  static bool columns_on_tree(const Fabric& f, const FatTreeLayout& t, const Deadline& deadline,
+                              const DestinationColumnSink& sink) {
+    UpDownPaths paths(f, t);
+    std::vector<PortNum> out(f.num_nodes(), PortNum{});
+    TowardLeaf tw;
+    std::uint64_t done = 0;
+    for (NodeIdx leaf : t.switches.front()) {
+      tw.compute(f, t, leaf);
+      for (PortNum host_port : t.down_ports[leaf.value()]) {
+        deadline.check_every(done++, "dmodk fills the tables toward each destination");
+        const NodeIdx dst = f.port(leaf, host_port).peer;
+        const std::uint32_t d = t.host_of_node[dst.value()];
+        for (const auto& level : t.switches) {
+          for (NodeIdx sw : level) out[sw.value()] = paths.modk_port(tw, sw, d);
+        }
+        out[leaf.value()] = host_port;
+        sink(DestinationColumn{dst, out});
+      }
     }
     return true;
   }

@@ -5,6 +5,7 @@
 
 #include "flowtable/guid_text.hpp"
 #include "routing/dragonfly.hpp"
+#include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
@@ -123,8 +124,48 @@ void Fabric::set_xgft(XgftLayout layout) {
   xgft_ = std::make_unique<XgftLayout>(std::move(layout));
 }
 
+void Fabric::set_fat_tree(FatTreeLayout layout) {
+  fat_tree_ = std::make_unique<FatTreeLayout>(std::move(layout));
+}
+
 void Fabric::set_dragonfly(DragonflyLayout layout) {
   dragonfly_ = std::make_unique<DragonflyLayout>(std::move(layout));
+}
+
+Fabric without_cables(const Fabric& f, std::span<const CableEnd> removed) {
+  std::vector<std::vector<bool>> gone(f.num_nodes());
+  for (std::size_t i = 0; i < f.num_nodes(); ++i)
+    gone[i].assign(f.nodes()[i].ports.size() + 1, false);
+  for (const CableEnd& c : removed) {
+    const Port& p = f.port(c.node, c.port);
+    if (!p.connected()) {
+      throw std::invalid_argument("port " + f.node(c.node).name + ":" +
+                                  std::to_string(c.port.value()) + " is not cabled");
+    }
+    gone[c.node.value()][c.port.value()] = true;
+    gone[p.peer.value()][p.peer_port.value()] = true;
+  }
+  Fabric out;
+  for (const Node& n : f.nodes()) {
+    const NodeIdx i = out.add_node(n.kind, n.name, n.ports.size(), n.guid);
+    Node& copy = out.node(i);
+    copy.description = n.description;
+    copy.lid = n.lid;
+    copy.gpus = n.gpus;
+  }
+  std::size_t cut = 0;
+  for (const Link& l : f.links()) {
+    // Each cable once: from its end with the smaller (node, port).
+    if (std::pair(l.from.value(), l.from_port.value()) > std::pair(l.to.value(), l.to_port.value()))
+      continue;
+    if (gone[l.from.value()][l.from_port.value()]) {
+      ++cut;
+      continue;
+    }
+    out.connect(l.from, l.from_port, l.to, l.to_port, l.gbps);
+  }
+  out.kind_label = f.kind_label + " without " + std::to_string(cut) + " cables";
+  return out;
 }
 
 }  // namespace ibsdn

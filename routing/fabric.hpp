@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -54,6 +55,7 @@ struct Link {
 };
 
 struct XgftLayout;       // routing/xgft.hpp
+struct FatTreeLayout;    // routing/fat_tree.hpp
 struct DragonflyLayout;  // routing/dragonfly.hpp
 
 class Fabric {
@@ -95,9 +97,13 @@ class Fabric {
   void compute_levels();
 
   // Topology layouts, present when a generator or recogniser established them.
+  /// An exact, complete XGFT labelling; such a fabric also has a fat_tree() layout.
   [[nodiscard]] const XgftLayout* xgft() const { return xgft_.get(); }
+  /// Any layered up*/down* fat-tree, however degraded.
+  [[nodiscard]] const FatTreeLayout* fat_tree() const { return fat_tree_.get(); }
   [[nodiscard]] const DragonflyLayout* dragonfly() const { return dragonfly_.get(); }
   void set_xgft(XgftLayout layout);
+  void set_fat_tree(FatTreeLayout layout);
   void set_dragonfly(DragonflyLayout layout);
 
   /// A human label for a topology: "XGFT(3;8,8,16;1,8,8)", "dragonfly(4,8,4,33)", "netlist".
@@ -112,7 +118,18 @@ class Fabric {
   std::unordered_map<std::uint64_t, NodeIdx> by_guid_;
   std::vector<int> levels_;
   std::unique_ptr<XgftLayout> xgft_;
+  std::unique_ptr<FatTreeLayout> fat_tree_;
   std::unique_ptr<DragonflyLayout> dragonfly_;
 };
+
+/// A cable, named by one of its ends.
+struct CableEnd {
+  NodeIdx node{};
+  PortNum port{};
+};
+
+/// A copy of `f` without the given cables (nodes, names, GUIDs, LIDs and the other cables kept;
+/// node indexes unchanged, link ids renumbered). No layout is attached: recognise the copy again.
+Fabric without_cables(const Fabric& f, std::span<const CableEnd> removed);
 
 }  // namespace ibsdn

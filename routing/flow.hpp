@@ -24,6 +24,12 @@ struct Flow {
 /// A path as the directed links it uses, from the source HCA's link to the destination HCA's.
 using Path = std::vector<LinkId>;
 
+/// The volume the volume-aware measures give a flow: its bytes, or 1 when it carries no byte
+/// count (a named pattern without sizes counts every flow alike).
+[[nodiscard]] inline double flow_volume(const Flow& f) {
+  return f.bytes > 0 ? static_cast<double>(f.bytes) : 1.0;
+}
+
 /// Sets every flow's weight to min(1/s_out, 1/d_in), counting distinct flows per node.
 void set_weights(std::vector<Flow>& flows);
 

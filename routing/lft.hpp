@@ -144,8 +144,10 @@ LftSet lfts_from_destination_routes(const Fabric& f, const LidMap& lids,
 /// LIDs to port 0, then complete_lfts. O(destinations x switches) where the pairwise builder is
 /// O(pairs x hops): the sdn engine's tables, computed under OpenSM's lock. Throws
 /// std::invalid_argument if `alg` cannot route on `f`, routes pairs only, or a column does not
-/// lead every source to its destination (no route, a loop, another node); DeadlineExceeded once
-/// `deadline` passes.
+/// lead a source it starts from to its destination (a route that stops on the way, a loop,
+/// another node); a switch where the column has no port at all is a source the algorithm cannot
+/// route (a cut-off part of a degraded fabric) and gets complete_lfts's entry. DeadlineExceeded
+/// once `deadline` passes.
 LftSet lfts_per_destination(const Fabric& f, const LidMap& lids, const RoutingAlgorithm& alg,
                             const Deadline& deadline = {});
 

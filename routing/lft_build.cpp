@@ -155,6 +155,9 @@ LftSet lfts_per_destination(const Fabric& f, const LidMap& lids, const RoutingAl
         }
         ++stamp;
         for (const NodeIdx e : entry_switches) {
+          // PortNum{} where a route would start: the algorithm has none from there (a part of a
+          // degraded fabric cut off from the destination); complete_lfts fills the entry.
+          if (c.out[e.value()].value() == 0 && entry_of[c.dst.value()] != e) continue;
           if (entering[e.value()] > (entry_of[c.dst.value()] == e ? 1u : 0u))
             walk_from(c, dlid, e, e);
         }

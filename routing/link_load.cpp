@@ -6,10 +6,12 @@
 
 namespace ibsdn {
 
-void LinkLoad::apply(std::span<const LinkId> path, std::int32_t dflows, double dweight) {
+void LinkLoad::apply(std::span<const LinkId> path, std::int32_t dflows, double dweight,
+                     double dvolume) {
   for (LinkId l : path) {
     flows_[l.value()] += dflows;
     weight_[l.value()] += dweight;
+    volume_[l.value()] += dvolume;
     assert(flows_[l.value()] >= 0);
   }
 }
@@ -19,6 +21,7 @@ void LinkLoad::add(const LinkLoad& other) {
   for (std::size_t i = 0; i < flows_.size(); ++i) {
     flows_[i] += other.flows_[i];
     weight_[i] += other.weight_[i];
+    volume_[i] += other.volume_[i];
   }
 }
 
@@ -27,8 +30,9 @@ void LinkLoad::remove(const LinkLoad& other) {
   for (std::size_t i = 0; i < flows_.size(); ++i) {
     flows_[i] -= other.flows_[i];
     weight_[i] -= other.weight_[i];
+    volume_[i] -= other.volume_[i];
     // Weights are sums of reciprocals: clear rounding residue once no flow is left.
-    if (flows_[i] == 0) weight_[i] = 0.0;
+    if (flows_[i] == 0) weight_[i] = volume_[i] = 0.0;
   }
 }
 
@@ -38,6 +42,13 @@ std::int32_t LinkLoad::max_flows() const {
 
 double LinkLoad::max_weight() const {
   return weight_.empty() ? 0.0 : *std::max_element(weight_.begin(), weight_.end());
+}
+
+double LinkLoad::max_seconds(const Fabric& f) const {
+  double best = 0.0;
+  for (std::size_t i = 0; i < volume_.size(); ++i)
+    best = std::max(best, link_seconds(volume_[i], f.link(LinkId(i)).gbps));
+  return best;
 }
 
 bool LinkLoad::empty_load() const {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
@@ -175,7 +176,8 @@ class NetlistParser {
       fail(std::max<std::size_t>(line_no_, 1), "no Switch, Hca or Ca record");
     cable();
     f_.compute_levels();
-    f_.kind_label = recognize_xgft(f_, nullptr) ? f_.xgft()->params.to_string() : "netlist";
+    f_.kind_label = fat_tree_label(f_);
+    if (f_.kind_label.empty()) f_.kind_label = "netlist";
     return std::move(f_);
   }
 
@@ -920,6 +922,11 @@ bool recognize_xgft(Fabric& f, std::string* why) {
                   std::to_string(expected_cables));
   }
   f.set_xgft(std::move(x));
+  if (f.fat_tree() == nullptr) {
+    FatTreeLayout tree;
+    if (!build_fat_tree_layout(f, tree, why)) return false;
+    f.set_fat_tree(std::move(tree));
+  }
   return true;
 }
 

@@ -34,7 +34,7 @@ const NetworkState::Job& NetworkState::restore_job(Job job) {
                                   std::to_string(i) + ": " + why);
     }
   }
-  for (std::size_t i = 0; i < job.flows.size(); ++i) load_.add(job.paths[i], job.flows[i].weight);
+  for (std::size_t i = 0; i < job.flows.size(); ++i) load_.add(job.paths[i], job.flows[i]);
   const JobId id = job.id;
   return jobs_.emplace(id, std::move(job)).first->second;
 }
@@ -44,7 +44,7 @@ void NetworkState::remove_job(JobId id) {
   if (it == jobs_.end())
     throw std::invalid_argument("job " + std::to_string(id.value()) + " is not active");
   const Job& j = it->second;
-  for (std::size_t i = 0; i < j.flows.size(); ++i) load_.remove(j.paths[i], j.flows[i].weight);
+  for (std::size_t i = 0; i < j.flows.size(); ++i) load_.remove(j.paths[i], j.flows[i]);
   jobs_.erase(it);
   if (jobs_.empty()) load_ = LinkLoad(fabric_);  // no rounding residue once the fabric is idle
 }

@@ -1,12 +1,119 @@
 #include "routing/route_quality.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_set>
 
+#include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
+namespace {
+
+std::uint32_t leaf_of(const FatTreeLayout& t, NodeIdx hca) {
+  return t.leaf_index[t.leaf_of_host[t.host_of_node[hca.value()]].value()];
+}
+
+// The XGFT subtree terms of lower_bound(), on any fat-tree: ceil(flows out or in / up links).
+void subtree_bound(const Fabric& f, const FatTreeLayout& t, std::span<const Flow> flows,
+                   LowerBound& b) {
+  const FatTreeSubtrees subs = fat_tree_subtrees(f, t);
+  for (std::size_t l = 0; l < subs.of_leaf.size(); ++l) {
+    const auto& of_leaf = subs.of_leaf[l];
+    const auto& up = subs.up_links[l];
+    std::vector<std::uint32_t> out(up.size(), 0);
+    std::vector<std::uint32_t> in(up.size(), 0);
+    for (const Flow& fl : flows) {
+      const std::uint32_t s = of_leaf[leaf_of(t, fl.src)];
+      const std::uint32_t d = of_leaf[leaf_of(t, fl.dst)];
+      if (s != d) {
+        ++out[s];
+        ++in[d];
+      }
+    }
+    for (std::size_t k = 0; k < up.size(); ++k) {
+      const std::uint32_t worst = std::max(out[k], in[k]);
+      const auto links = static_cast<std::uint32_t>(up[k].size());
+      if (links == 0 || worst == 0) continue;  // no way out: the routing itself reports it
+      const std::uint32_t need = (worst + links - 1) / links;
+      if (need > b.value) {
+        b.value = need;
+        b.binding = "level-" + std::to_string(l + 1) + " subtree of " +
+                    f.node(f.link(up[k].front()).from).name + " (" + std::to_string(links) +
+                    " up links, " + std::to_string(worst) + " flows " +
+                    (out[k] >= in[k] ? "out" : "in") + ")";
+      }
+    }
+  }
+}
+
+std::string gbytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g GB", bytes / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+VolumeBound volume_lower_bound(const Fabric& f, std::span<const Flow> flows) {
+  VolumeBound b;
+  const auto consider = [&b](double seconds, const std::string& what) {
+    if (seconds > b.seconds) {
+      b.seconds = seconds;
+      b.binding = what;
+    }
+  };
+  // Host terms: every byte crosses the host's cable (the HCA's first cabled port).
+  std::vector<double> out(f.num_nodes(), 0.0);
+  std::vector<double> in(f.num_nodes(), 0.0);
+  for (const Flow& fl : flows) {
+    out[fl.src.value()] += flow_volume(fl);
+    in[fl.dst.value()] += flow_volume(fl);
+  }
+  for (NodeIdx h : f.hcas()) {
+    double gbps = 0.0;
+    for (const Port& p : f.node(h).ports) gbps += p.connected() ? p.gbps : 0.0;
+    if (gbps <= 0.0) continue;
+    const double worst = std::max(out[h.value()], in[h.value()]);
+    consider(link_seconds(worst, gbps),
+             "host " + f.node(h).name + (out[h.value()] >= in[h.value()] ? " out (" : " in (") +
+                 gbytes(worst) + " over " + std::to_string(static_cast<int>(gbps)) + " Gb/s)");
+  }
+  const FatTreeLayout* t = f.fat_tree();
+  if (t == nullptr) return b;
+  const FatTreeSubtrees subs = fat_tree_subtrees(f, *t);
+  for (std::size_t l = 0; l < subs.of_leaf.size(); ++l) {
+    const auto& of_leaf = subs.of_leaf[l];
+    const auto& up = subs.up_links[l];
+    std::vector<double> leave(up.size(), 0.0);
+    std::vector<double> enter(up.size(), 0.0);
+    for (const Flow& fl : flows) {
+      const std::uint32_t s = of_leaf[leaf_of(*t, fl.src)];
+      const std::uint32_t d = of_leaf[leaf_of(*t, fl.dst)];
+      if (s != d) {
+        leave[s] += flow_volume(fl);
+        enter[d] += flow_volume(fl);
+      }
+    }
+    for (std::size_t k = 0; k < up.size(); ++k) {
+      double gbps_up = 0.0;
+      double gbps_down = 0.0;
+      for (LinkId id : up[k]) {
+        gbps_up += f.link(id).gbps;
+        gbps_down += f.link(f.reverse(id)).gbps;
+      }
+      const std::string where =
+          "level-" + std::to_string(l + 1) + " subtree of " +
+          (up[k].empty() ? std::string("?") : f.node(f.link(up[k].front()).from).name);
+      if (gbps_up > 0.0)
+        consider(link_seconds(leave[k], gbps_up), where + " out (" + gbytes(leave[k]) + ")");
+      if (gbps_down > 0.0)
+        consider(link_seconds(enter[k], gbps_down), where + " in (" + gbytes(enter[k]) + ")");
+    }
+  }
+  return b;
+}
 
 LowerBound lower_bound(const Fabric& f, std::span<const Flow> flows) {
   LowerBound b;
@@ -14,7 +121,10 @@ LowerBound lower_bound(const Fabric& f, std::span<const Flow> flows) {
   b.value = b.node_load;
   b.binding = "NL_D";
   const XgftLayout* x = f.xgft();
-  if (!x) return b;
+  if (!x) {
+    if (const FatTreeLayout* t = f.fat_tree()) subtree_bound(f, *t, flows, b);
+    return b;
+  }
   for (int l = 1; l < x->params.h; ++l) {
     const std::uint64_t subtrees = x->hosts.size() / x->m_prefix[l];
     const std::uint64_t up_links = x->w_prefix[l] * static_cast<std::uint64_t>(x->params.w[l]);
@@ -45,11 +155,13 @@ LowerBound lower_bound(const Fabric& f, std::span<const Flow> flows) {
 RouteQuality evaluate(const Fabric& f, std::span<const Flow> flows, std::span<const Path> paths) {
   if (flows.size() != paths.size()) throw std::invalid_argument("evaluate: one path per flow");
   LinkLoad load(f);
-  for (std::size_t i = 0; i < flows.size(); ++i) load.add(paths[i], flows[i].weight);
+  for (std::size_t i = 0; i < flows.size(); ++i) load.add(paths[i], flows[i]);
   RouteQuality q;
   q.max_link_load = load.max_flows();
   q.max_weight = load.max_weight();
   q.bound = lower_bound(f, flows);
+  q.max_seconds = load.max_seconds(f);
+  q.volume_bound = volume_lower_bound(f, flows);
   return q;
 }
 
@@ -77,6 +189,8 @@ std::string validate_path(const Fabric& f, const Flow& flow, const Path& p) {
     } catch (const std::invalid_argument& e) {
       return e.what();
     }
+  } else if (const FatTreeLayout* t = f.fat_tree()) {
+    return check_up_down_path(f, *t, p);
   }
   return {};
 }

@@ -27,13 +27,21 @@ AdaptiveDecision decide_sdn_adaptive(std::span<const Flow> flows) {
 
 namespace {
 
-class SdnAdaptive final : public XgftRoutingAlgorithm {
+class SdnAdaptive final : public FatTreeRoutingAlgorithm {
  public:
   std::string_view name() const override { return "sdn-adaptive"; }
   std::string_view summary() const override {
     return "SDN-optimal for permutations, the fabric's adaptive routing otherwise (4.3.3)";
   }
   std::vector<Path> route_on(const RouteRequest& req, const XgftLayout&) const override {
+    return route_by_decision(req);
+  }
+  std::vector<Path> route_on_tree(const RouteRequest& req, const FatTreeLayout&) const override {
+    return route_by_decision(req);
+  }
+
+ private:
+  static std::vector<Path> route_by_decision(const RouteRequest& req) {
     const AdaptiveDecision d = decide_sdn_adaptive(req.flows);
     return make_algorithm(d.single_path ? "sdn-optimal" : "dmodk")->route(req);
   }

@@ -10,23 +10,31 @@
 // (xgft_up_digits.cpp), so each matching puts at most one flow on any link: L_D <= NL_D, and
 // Theorem 1 gives L_D >= NL_D.
 //
+// On a fat-tree that is not a complete XGFT (missing cables or switches, irregular wiring), a job
+// whose region (routing/fat_tree_region.hpp) is still a complete XGFT is routed there exactly;
+// otherwise there are no labels to colour by, and the matchings are placed one after the other by
+// the volume engine with unit volumes (routing/volume_routing.hpp), reported against the bound.
 // On a tapered XGFT the theorem does not apply; sdn-optimal then routes with the tapered variant
 // (sdn_optimal_tapered.cpp) and the result is reported against the tapered lower bound.
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
 #include "routing/bipartite_edge_colouring.hpp"
+#include "routing/fat_tree_region.hpp"
 #include "routing/sdn_optimal.hpp"
+#include "routing/volume_routing.hpp"
 #include "routing/xgft_up_digits.hpp"
 
 namespace ibsdn {
 
-std::vector<std::vector<std::uint32_t>> partition_into_matchings(const XgftLayout& x,
-                                                                 std::span<const Flow> flows) {
+namespace {
+
+std::vector<std::vector<std::uint32_t>> matchings_of(std::span<const std::uint32_t> host_of_node,
+                                                     std::size_t hosts,
+                                                     std::span<const Flow> flows) {
   BipartiteEdges g;
-  g.num_left = g.num_right = static_cast<std::uint32_t>(x.hosts.size());
-  for (const Flow& fl : flows)
-    g.add(x.host_of_node[fl.src.value()], x.host_of_node[fl.dst.value()]);
+  g.num_left = g.num_right = static_cast<std::uint32_t>(hosts);
+  for (const Flow& fl : flows) g.add(host_of_node[fl.src.value()], host_of_node[fl.dst.value()]);
   const std::uint32_t nl = g.max_degree();
   std::vector<std::vector<std::uint32_t>> matchings(nl);
   if (nl == 0) return matchings;
@@ -35,9 +43,21 @@ std::vector<std::vector<std::uint32_t>> partition_into_matchings(const XgftLayou
   return matchings;
 }
 
+}  // namespace
+
+std::vector<std::vector<std::uint32_t>> partition_into_matchings(const XgftLayout& x,
+                                                                 std::span<const Flow> flows) {
+  return matchings_of(x.host_of_node, x.hosts.size(), flows);
+}
+
+std::vector<std::vector<std::uint32_t>> partition_into_matchings(const FatTreeLayout& t,
+                                                                 std::span<const Flow> flows) {
+  return matchings_of(t.host_of_node, t.hosts.size(), flows);
+}
+
 namespace {
 
-class SdnOptimal final : public XgftRoutingAlgorithm {
+class SdnOptimal final : public FatTreeRoutingAlgorithm {
  public:
   std::string_view name() const override { return "sdn-optimal"; }
   std::string_view summary() const override {
@@ -72,6 +92,23 @@ class SdnOptimal final : public XgftRoutingAlgorithm {
       }
     }
     return out;
+  }
+
+  // Where the job's region of the fabric is intact (a complete XGFT), the exact form runs there.
+  // Otherwise there are no labels to colour with: the matchings go in one after the other, each
+  // flow on its least utilised path, then rip-up and re-route; DmodK is the other start.
+  std::vector<Path> route_on_tree(const RouteRequest& req, const FatTreeLayout& t) const override {
+    if (const auto region = xgft_region(req.fabric, t, req.flows))
+      return route_in_region(req, *region, *this);
+    const auto matchings = partition_into_matchings(t, req.flows);
+    req.deadline.check("sdn-optimal colours the flows");
+    std::vector<std::uint32_t> order;
+    order.reserve(req.flows.size());
+    for (const auto& m : matchings) order.insert(order.end(), m.begin(), m.end());
+    const std::vector<double> unit(req.flows.size(), 1.0);
+    VolumeRoutingInput in{unit, order, {}};
+    in.starts.push_back(make_algorithm("dmodk")->route(req));
+    return route_min_max_utilisation(req, t, in).paths;
   }
 };
 

@@ -16,7 +16,7 @@
 namespace ibsdn {
 namespace {
 
-class SdnOptimalTapered final : public XgftRoutingAlgorithm {
+class SdnOptimalTapered final : public FatTreeRoutingAlgorithm {
  public:
   std::string_view name() const override { return "sdn-optimal-tapered"; }
   std::string_view summary() const override {
@@ -41,6 +41,11 @@ class SdnOptimalTapered final : public XgftRoutingAlgorithm {
     for (std::size_t i = 0; i < out.size(); ++i)
       xgft_path(req.fabric, *x, src[i], dst[i], y[i], out[i]);
     return out;
+  }
+  // Without labels the per-level chunks do not exist; SDN-optimal's fat-tree form balances the
+  // utilisation of what remains instead.
+  std::vector<Path> route_on_tree(const RouteRequest& req, const FatTreeLayout&) const override {
+    return make_algorithm("sdn-optimal")->route(req);
   }
 };
 

@@ -1,8 +1,12 @@
 #include "routing/xgft.hpp"
 
+#include "routing/fat_tree.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
+
+#include "routing/fat_tree.hpp"
 
 namespace ibsdn {
 namespace {
@@ -219,6 +223,9 @@ Fabric generate_xgft(const XgftParams& p, int gpus_per_node, double gbps) {
   f.compute_levels();
   index_xgft_ports(f, x);
   f.set_xgft(std::move(x));
+  FatTreeLayout tree;
+  if (!build_fat_tree_layout(f, tree, nullptr)) throw std::logic_error("an XGFT is a fat-tree");
+  f.set_fat_tree(std::move(tree));
   return f;
 }
 

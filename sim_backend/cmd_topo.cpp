@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
 #include "sim_backend/commands.hpp"
 
@@ -50,9 +51,10 @@ void add_topo_command(CLI::App& app) {
     }
     std::fprintf(summary, "%s: %zu compute nodes, %zu switches, %zu cables\n", f.kind_label.c_str(),
                  f.hcas().size(), f.switches().size(), f.num_links() / 2);
-    if (!spec->netlist_in.empty() && f.xgft() == nullptr) {
+    if (!spec->netlist_in.empty() && f.fat_tree() == nullptr && f.dragonfly() == nullptr) {
       std::string why;
-      if (!recognize_xgft(f, &why)) std::fprintf(stderr, "not an XGFT: %s\n", why.c_str());
+      if (fat_tree_label(f, &why).empty())
+        std::fprintf(stderr, "not a fat-tree: %s\n", why.c_str());
     }
   });
 }

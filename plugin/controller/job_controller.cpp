@@ -215,7 +215,7 @@ void JobController::publish() {
 
 std::string JobController::choose_algorithm() const {
   const Fabric& f = fabric_->subnet.fabric;
-  if (f.xgft() != nullptr) return config_.algorithms.fat_tree;
+  if (f.fat_tree() != nullptr) return config_.algorithms.fat_tree;
   if (f.dragonfly() != nullptr) return config_.algorithms.dragonfly;
   return config_.algorithms.other;
 }

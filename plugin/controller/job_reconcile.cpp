@@ -85,9 +85,9 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
       ++j.version;
       continue;
     }
-    // Its traffic moved or broke: route it again on what the fabric is now. A fabric that lost a
-    // cable may no longer be the topology the job's algorithm needs (a fat-tree with a missing
-    // up-link is not an XGFT): then the algorithm configured for the fabric takes over.
+    // Its traffic moved or broke: route it again on what the fabric is now. A fat-tree that loses
+    // cables stays a fat-tree and keeps its algorithm; a fabric recabled into another topology
+    // may no longer be what the job's algorithm needs: then the configured one takes over.
     try {
       const std::string fitting = choose_algorithm();
       if (j.algorithm != fitting && !make_algorithm(j.algorithm)->unsupported_reason(f).empty()) {

@@ -70,7 +70,7 @@ TEST(SdnEngine, FallsBackToMinhopOffXgfts) {
   Subnet af = subnet_from_abi(test::to_abi(f, lids).view);
   const SdnTables t = compute_sdn_tables(af);
   EXPECT_EQ(t.algorithm, "minhop");
-  EXPECT_NE(t.topology.find("not an XGFT"), std::string::npos);
+  EXPECT_NE(t.topology.find("not a fat-tree"), std::string::npos);
   Tables out(f, lids.max_lid().value() + 1u);
   write_tables(af, t.lfts, out.lfts);
   // Each switch sends its own HCA's LID down port 1 and every LID somewhere.

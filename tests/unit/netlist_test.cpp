@@ -11,6 +11,8 @@
 #include <typeinfo>
 #include <vector>
 
+#include "routing/algorithm.hpp"
+#include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 
@@ -205,7 +207,10 @@ TEST(Netlist, RejectsARingOfSwitchesWithAReason) {
   EXPECT_NE(why.find("joins a level-1 and a level-1 node"), std::string::npos) << why;
 }
 
-TEST(Netlist, RejectsXgftWithOneCableMissing) {
+/// One missing cable makes the fabric no complete XGFT, but it stays a fat-tree: the fat-tree
+/// algorithms keep routing it (tests/unit/fat_tree_test.cpp), instead of the whole fabric falling
+/// back to minhop.
+TEST(Netlist, XgftWithOneCableMissing_IsAFatTreeNotAnXgft) {
   const Fabric f = generate_xgft(XgftParams::parse("3;4,4,2;1,4,4"));
   std::vector<CableSpec> cables = cables_of(f);
   cables.erase(cables.begin() + 40);
@@ -214,6 +219,11 @@ TEST(Netlist, RejectsXgftWithOneCableMissing) {
   EXPECT_FALSE(recognize_xgft(g, &why));
   EXPECT_NE(why.find("up-links"), std::string::npos) << why;
   EXPECT_EQ(g.xgft(), nullptr);
+  EXPECT_EQ(fat_tree_label(g, &why), "fat-tree(3 levels, 32 switches, 32 hosts)") << why;
+  ASSERT_NE(g.fat_tree(), nullptr);
+  EXPECT_EQ(make_algorithm("sdn-optimal")->unsupported_reason(g), "");
+  const Fabric parsed = parse_netlist(export_ibsim_netlist(g), "degraded.net");
+  EXPECT_EQ(parsed.kind_label, "fat-tree(3 levels, 32 switches, 32 hosts)");
 }
 
 TEST(Netlist, RejectsXgftWithTwoUpLinksCrossed) {

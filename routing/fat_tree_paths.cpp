@@ -1,0 +1,142 @@
+#include "routing/fat_tree_paths.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace ibsdn {
+
+UpDownPaths::UpDownPaths(const Fabric& f, const FatTreeLayout& t)
+    : f_(f),
+      t_(t),
+      toward_(t.num_leaves()),
+      max_(f.num_nodes(), 0.0),
+      sum_(f.num_nodes(), 0.0),
+      pred_(f.num_nodes()),
+      seen_(f.num_nodes(), 0) {
+  divisor_.assign(static_cast<std::size_t>(t.height) + 1, 1);
+  for (std::size_t l = 1; l < divisor_.size(); ++l) {
+    const std::uint64_t u = std::max<std::uint64_t>(t.max_up[l - 1], 1);
+    const std::uint64_t prev = divisor_[l - 1];
+    divisor_[l] = prev > std::numeric_limits<std::uint64_t>::max() / u
+                      ? std::numeric_limits<std::uint64_t>::max()
+                      : prev * u;
+  }
+}
+
+const TowardLeaf& UpDownPaths::toward(NodeIdx leaf) {
+  auto& slot = toward_.at(t_.leaf_index[leaf.value()]);
+  if (!slot) {
+    slot = std::make_unique<TowardLeaf>();
+    slot->compute(f_, t_, leaf);
+  }
+  return *slot;
+}
+
+std::uint32_t UpDownPaths::host_of(NodeIdx hca) const {
+  return t_.host_of_node[hca.value()];
+}
+
+void UpDownPaths::no_path(std::uint32_t src_host, std::uint32_t dst_host) const {
+  throw std::invalid_argument("no up*/down* path from " + f_.node(t_.hosts[src_host]).name +
+                              " to " + f_.node(t_.hosts[dst_host]).name +
+                              " in the fat-tree that remains");
+}
+
+PortNum UpDownPaths::modk_port(const TowardLeaf& tw, NodeIdx n, std::uint64_t key) const {
+  const int here = tw.turn(n);
+  if (here == 0) return PortNum{};
+  const int l = t_.level[n.value()];
+  const std::uint64_t digit = key / divisor_[static_cast<std::size_t>(l)];
+  if (here == l) {
+    if (l == 1) return PortNum{};  // the leaf itself: the caller knows the host port
+    // Down: the valid ports are those to ancestors; count them, then take number digit mod it.
+    std::uint32_t valid = 0;
+    for (PortNum p : t_.down_ports[n.value()]) valid += tw.on_shortest(f_, t_, n, p) ? 1u : 0u;
+    std::uint64_t pick = digit % valid;
+    for (PortNum p : t_.down_ports[n.value()]) {
+      if (tw.on_shortest(f_, t_, n, p) && pick-- == 0) return p;
+    }
+    return PortNum{};
+  }
+  const auto& ups = t_.up_ports[n.value()];
+  const std::size_t start = static_cast<std::size_t>(digit % ups.size());
+  for (std::size_t i = 0; i < ups.size(); ++i) {
+    const PortNum p = ups[(start + i) % ups.size()];
+    if (tw.on_shortest(f_, t_, n, p)) return p;
+  }
+  return PortNum{};
+}
+
+void UpDownPaths::modk_path(std::uint32_t src_host, std::uint32_t dst_host, std::uint64_t key,
+                            Path& out) {
+  out.clear();
+  const NodeIdx leaf = t_.leaf_of_host[dst_host];
+  const TowardLeaf& tw = toward(leaf);
+  const NodeIdx src = t_.hosts[src_host];
+  if (tw.turn(src) == 0) no_path(src_host, dst_host);
+  out.push_back(t_.host_up_link(f_, src_host));
+  NodeIdx at = f_.link(out.back()).to;
+  while (at != leaf) {
+    const PortNum p = modk_port(tw, at, key);
+    if (p.value() == 0) no_path(src_host, dst_host);
+    out.push_back(f_.port(at, p).out);
+    at = f_.link(out.back()).to;
+  }
+  out.push_back(t_.host_down_link(f_, dst_host));
+}
+
+void UpDownPaths::best_path(std::uint32_t src_host, std::uint32_t dst_host, const LinkCost& cost,
+                            Path& out) {
+  out.clear();
+  const NodeIdx src_leaf = t_.leaf_of_host[src_host];
+  const NodeIdx dst_leaf = t_.leaf_of_host[dst_host];
+  const TowardLeaf& tw = toward(dst_leaf);
+  const int k = tw.turn(src_leaf);
+  if (k == 0) no_path(src_host, dst_host);
+  out.push_back(t_.host_up_link(f_, src_host));
+  if (src_leaf != dst_leaf) {
+    for (NodeIdx n : touched_) seen_[n.value()] = 0;
+    touched_.clear();
+    std::vector<NodeIdx> frontier{src_leaf};
+    std::vector<NodeIdx> next;
+    seen_[src_leaf.value()] = 1;
+    max_[src_leaf.value()] = sum_[src_leaf.value()] = 0.0;
+    touched_.push_back(src_leaf);
+    const auto relax = [&](NodeIdx from, PortNum p) {
+      const Port& port = f_.port(from, p);
+      const double c = cost(port.out);
+      const double m = std::max(max_[from.value()], c);
+      const double s = sum_[from.value()] + c;
+      const std::uint32_t to = port.peer.value();
+      if (seen_[to] != 0 && (m > max_[to] || (m == max_[to] && s >= sum_[to]))) return;
+      if (seen_[to] == 0) {
+        seen_[to] = 1;
+        touched_.push_back(port.peer);
+        next.push_back(port.peer);
+      }
+      max_[to] = m;
+      sum_[to] = s;
+      pred_[to] = port.out;
+    };
+    // Up to the turn level, then down through ancestors to the destination leaf: 2(k-1) hops.
+    for (int step = 0; step < 2 * (k - 1); ++step) {
+      next.clear();
+      const bool up = step < k - 1;
+      for (NodeIdx n : frontier) {
+        for (PortNum p : up ? t_.up_ports[n.value()] : t_.down_ports[n.value()]) {
+          if (tw.on_shortest(f_, t_, n, p) && t_.level[f_.port(n, p).peer.value()] > 0) relax(n, p);
+        }
+      }
+      frontier.swap(next);
+    }
+    if (seen_[dst_leaf.value()] == 0) no_path(src_host, dst_host);
+    const std::size_t first = out.size();
+    for (NodeIdx at = dst_leaf; at != src_leaf; at = f_.link(pred_[at.value()]).from)
+      out.push_back(pred_[at.value()]);
+    std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+  }
+  out.push_back(t_.host_down_link(f_, dst_host));
+}
+
+}  // namespace ibsdn
