@@ -160,6 +160,9 @@ std::string format_ready(const json& response) {
   t.add_row({"entries:", std::to_string(r.uint("entries"))});
   t.add_row({"max link load:", decimal(r.number("max_link_load")) + " (lower bound L_D " +
                                    decimal(r.number("bound")) + ")"});
+  t.add_row({"max link time:", decimal(r.number("max_link_ms")) +
+                                   " ms for its bytes (lower bound " +
+                                   decimal(r.number("bound_ms")) + " ms)"});
   t.add_row({"degraded:", r.boolean("degraded") ? "yes" : "no"});
   for (const std::string& w : r.strings("warnings")) t.add_row({"warning:", w});
   t.add_row({"time:", "route " + decimal(timings.number("route")) + " ms, compile " +

@@ -16,6 +16,11 @@ void add_topology_options(CLI::App& cmd, TopologySpec& spec) {
   cmd.add_option("--gbps", spec.gbps, "link capacity in Gb/s")
       ->default_val(100.0)
       ->check(CLI::PositiveNumber);
+  cmd.add_option("--fail-cables", spec.fail_cables_percent,
+                 "remove this percentage of the switch-to-switch cables (drawn by --fail-seed)")
+      ->default_val(0.0)
+      ->check(CLI::Range(0.0, 100.0));
+  cmd.add_option("--fail-seed", spec.fail_seed, "seed for --fail-cables")->default_val(1);
 }
 
 }  // namespace ibsdn

@@ -83,6 +83,10 @@ void run(const RouteOptions& o) {
         {"bound_binding", q.bound.binding},
         {"ratio", q.ratio()},
         {"max_weight", q.max_weight},
+        {"max_link_seconds", q.max_seconds},
+        {"volume_bound_seconds", q.volume_bound.seconds},
+        {"volume_bound_binding", q.volume_bound.binding},
+        {"volume_ratio", q.volume_ratio()},
         {"compute_ms", ms},
     };
     std::cout << j.dump(2) << '\n';
@@ -105,6 +109,10 @@ void run(const RouteOptions& o) {
   }
   std::printf("L_D/bound   %.2f\n", q.ratio());
   std::printf("max weight  %.3f\n", q.max_weight);
+  // Utilisation as link time: the busiest link needs this long for its bytes.
+  std::printf("max util    %.4g ms (bound %.4g ms: %s)\n", q.max_seconds * 1e3,
+              q.volume_bound.seconds * 1e3, q.volume_bound.binding.c_str());
+  std::printf("util/bound  %.3f\n", q.volume_ratio());
   std::printf("time        %.2f ms\n", ms);
 }
 

@@ -1,19 +1,25 @@
 #include "sim_backend/topology_spec.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
 #include "routing/dragonfly.hpp"
+#include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
 
-Fabric build_topology(const TopologySpec& spec) {
+namespace {
+
+Fabric build_intact(const TopologySpec& spec) {
   const int sources = !spec.xgft.empty() + !spec.dragonfly.empty() + !spec.megafly.empty() +
                       !spec.netlist_in.empty();
   if (sources != 1) {
@@ -45,6 +51,36 @@ Fabric build_topology(const TopologySpec& spec) {
     return f;
   }
   throw std::invalid_argument("this topology source is not available yet");
+}
+
+// round(percent of the switch-to-switch cables), drawn without replacement.
+Fabric fail_cables(const Fabric& f, double percent, std::uint64_t seed) {
+  std::vector<CableEnd> cables;
+  for (const Link& l : f.links()) {
+    if (l.from < l.to && f.node(l.from).is_switch() && f.node(l.to).is_switch())
+      cables.push_back(CableEnd{l.from, l.from_port});
+  }
+  std::mt19937_64 rng(seed);
+  std::shuffle(cables.begin(), cables.end(), rng);
+  const auto count =
+      static_cast<std::size_t>(std::llround(percent / 100.0 * static_cast<double>(cables.size())));
+  cables.resize(std::min(count, cables.size()));
+  Fabric out = without_cables(f, cables);
+  const std::string was = out.kind_label;
+  const std::string label = fat_tree_label(out);
+  out.kind_label = label.empty() ? was : label + " (" + was + ")";
+  return out;
+}
+
+}  // namespace
+
+Fabric build_topology(const TopologySpec& spec) {
+  if (!(spec.fail_cables_percent >= 0.0 && spec.fail_cables_percent <= 100.0)) {
+    throw std::invalid_argument("--fail-cables: a percentage from 0 to 100");
+  }
+  Fabric f = build_intact(spec);
+  if (spec.fail_cables_percent == 0.0) return f;
+  return fail_cables(f, spec.fail_cables_percent, spec.fail_seed);
 }
 
 }  // namespace ibsdn

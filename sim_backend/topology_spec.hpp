@@ -1,6 +1,7 @@
 // Builds a fabric from the topology options shared by ibsdn-sim's subcommands and the benchmarks.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "routing/fabric.hpp"
@@ -14,10 +15,15 @@ struct TopologySpec {
   std::string netlist_in;  // path to an ibsim netlist / ibnetdiscover file
   int gpus_per_node = 1;
   double gbps = 100.0;
+  /// Percentage of the switch-to-switch cables to remove (0-100), drawn with `fail_seed`: a
+  /// fabric with failed cables, as production trees have.
+  double fail_cables_percent = 0.0;
+  std::uint64_t fail_seed = 1;
 };
 
-/// Exactly one of the topology sources must be set. Throws std::invalid_argument otherwise, and
-/// for malformed parameters or files (with the file's line in the message).
+/// Exactly one of the topology sources must be set; failed cables are removed after, and the
+/// result recognised again (a degraded XGFT is still a fat-tree). Throws std::invalid_argument
+/// otherwise, and for malformed parameters or files (with the file's line in the message).
 Fabric build_topology(const TopologySpec& spec);
 
 }  // namespace ibsdn

@@ -423,6 +423,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   p.ready.flows_on_default = on_lft;
   p.ready.entries = compiled.entries;
   p.ready.bound = lower_bound(f, p.flows).value;
+  p.ready.bound_ms = volume_lower_bound(f, p.flows).seconds * 1e3;
   std::size_t shared = 0;
   for (const OffPath o : p.off_path) shared += o == OffPath::kShared;
   if (shared > 0) {
@@ -555,10 +556,16 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
     lifted.replaced();
   }
   std::int32_t busiest = 0;
+  double busiest_seconds = 0.0;
   for (const Path& path : p.effective) {
-    for (const LinkId l : path) busiest = std::max(busiest, net_->load().flows(l));
+    for (const LinkId l : path) {
+      busiest = std::max(busiest, net_->load().flows(l));
+      busiest_seconds =
+          std::max(busiest_seconds, link_seconds(net_->load().volume(l), f.link(l).gbps));
+    }
   }
   p.ready.max_link_load = busiest;
+  p.ready.max_link_ms = busiest_seconds * 1e3;
   p.ready.install_ms = install_ms;
   p.ready.degraded = p.ready.degraded || !excluded.empty();
   for (std::string& w : excluded_why) p.ready.warnings.push_back(std::move(w));

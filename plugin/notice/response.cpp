@@ -31,6 +31,8 @@ json ready_response(const JobReady& r) {
   j["entries"] = r.entries;
   j["max_link_load"] = r.max_link_load;
   j["bound"] = r.bound;
+  j["max_link_ms"] = r.max_link_ms;
+  j["bound_ms"] = r.bound_ms;
   j["degraded"] = r.degraded;
   j["warnings"] = r.warnings;
   j["timings_ms"] = {{"route", r.route_ms}, {"compile", r.compile_ms}, {"install", r.install_ms}};

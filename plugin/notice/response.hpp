@@ -33,7 +33,11 @@ struct JobReady {
   std::uint64_t entries = 0;           // flow entries installed over all switches
   double max_link_load = 0;            // in flows on the busiest link, other jobs included
   double bound = 0;                    // the lower bound NL_D for the job's flows
-  bool degraded = false;               // some flows stay on the LFT (tables full, switch gone)
+  /// Utilisation as link time: how long the busiest link the job uses needs for the bytes on it
+  /// (other jobs included), and the splittable lower bound for the job's own bytes.
+  double max_link_ms = 0;
+  double bound_ms = 0;
+  bool degraded = false;  // some flows stay on the LFT (tables full, switch gone)
   std::vector<std::string> warnings;
   double route_ms = 0;
   double compile_ms = 0;

@@ -410,6 +410,8 @@ TEST(IbsdnctlFormat, Ready_SummarisesFlowsLoadDegradationAndTimings) {
   r.entries = 56;
   r.max_link_load = 2;
   r.bound = 1.5;
+  r.max_link_ms = 0.25;
+  r.bound_ms = 0.125;
   r.degraded = true;
   r.warnings = {"l1s003: table full", "l1s004: no answer"};
   r.route_ms = 0.4;
@@ -421,6 +423,7 @@ TEST(IbsdnctlFormat, Ready_SummarisesFlowsLoadDegradationAndTimings) {
             "flows:          12, 2 on the default (LFT) route\n"
             "entries:        56\n"
             "max link load:  2 (lower bound L_D 1.5)\n"
+            "max link time:  0.25 ms for its bytes (lower bound 0.125 ms)\n"
             "degraded:       yes\n"
             "warning:        l1s003: table full\n"
             "warning:        l1s004: no answer\n"
