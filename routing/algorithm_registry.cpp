@@ -76,7 +76,7 @@ const char* layout_needed(const XgftLayout*) {
   return "needs an XGFT layout (generate one or load a netlist recognised as an XGFT)";
 }
 const char* layout_needed(const DragonflyLayout*) {
-  return "needs a dragonfly or megafly layout (generate one)";
+  return "needs a dragonfly or megafly layout (generate one or load a netlist recognised as one)";
 }
 
 }  // namespace

@@ -150,6 +150,14 @@ struct DragonflyLayout {
 /// recognised fabric is indexed exactly as the generated one.
 void index_dragonfly_cabling(const Fabric& f, DragonflyLayout& x);
 
+/// Recognises a 1D dragonfly or a megafly from the graph alone (routing/dragonfly_recognise.cpp
+/// says how): attaches the layout, sets kind_label to the parameters (the largest counts seen)
+/// and returns true; `*why` (when not null) then says what differs from the generated fabric of
+/// those parameters (missing cables, routers, hosts), empty when nothing does. Otherwise leaves
+/// `f` unchanged, stores the reason ("router X: ...") in `*why` and returns false. Work is
+/// O(cables x degree).
+bool recognize_dragonfly(Fabric& f, std::string* why);
+
 /// A well-mixed hash of a flow's endpoints, salted; oblivious routings use it for their choices.
 std::uint64_t flow_hash(std::uint64_t salt, NodeIdx src, NodeIdx dst);
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "routing/dragonfly.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
@@ -175,7 +176,12 @@ class NetlistParser {
       fail(std::max<std::size_t>(line_no_, 1), "no Switch, Hca or Ca record");
     cable();
     f_.compute_levels();
-    f_.kind_label = recognize_xgft(f_, nullptr) ? f_.xgft()->params.to_string() : "netlist";
+    // XGFT first; recognize_dragonfly sets the label itself.
+    if (recognize_xgft(f_, nullptr)) {
+      f_.kind_label = f_.xgft()->params.to_string();
+    } else if (!recognize_dragonfly(f_, nullptr)) {
+      f_.kind_label = "netlist";
+    }
     return std::move(f_);
   }
 
