@@ -8,8 +8,6 @@
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/switch_key.hpp"
 #include "plugin/sdn_engine.hpp"
-#include "routing/netlist.hpp"
-#include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {
 namespace {
@@ -370,9 +368,7 @@ void Controller::handle(SubnetUp& s) {
   std::string topology;
   std::string comparison;
   if (s.engine == "sdn") {
-    std::string why;
-    topology = recognize_xgft(f.fabric, &why) ? f.fabric.xgft()->params.to_string()
-                                              : "not an XGFT: " + why;
+    topology = recognize_topology(f.fabric);
     comparison = "the sdn engine's own";
   } else {
     const SdnTables sdn = compute_sdn_tables(f);

@@ -4,21 +4,26 @@
 #include <vector>
 
 #include "routing/algorithm.hpp"
+#include "routing/dragonfly.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {
 
+std::string recognize_topology(Fabric& f) {
+  std::string why;
+  if (recognize_xgft(f, &why)) return f.xgft()->params.to_string();
+  std::string df_why;
+  if (recognize_dragonfly(f, &df_why)) {
+    return df_why.empty() ? f.kind_label : f.kind_label + ", " + df_why;
+  }
+  return "not an XGFT: " + why + "; not a dragonfly: " + df_why;
+}
+
 SdnTables compute_sdn_tables(Subnet& f) {
   SdnTables out;
-  std::string why;
-  if (recognize_xgft(f.fabric, &why)) {
-    out.algorithm = "dmodk";
-    out.topology = f.fabric.xgft()->params.to_string();
-  } else {
-    out.algorithm = "minhop";
-    out.topology = "not an XGFT: " + why;
-  }
+  out.topology = recognize_topology(f.fabric);
+  out.algorithm = f.fabric.xgft() != nullptr ? "dmodk" : "minhop";
   const auto alg = make_algorithm(out.algorithm);
   if (f.fabric.hcas().empty()) {
     out.lfts = LftSet(f.fabric);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "routing/dragonfly.hpp"
 #include "routing/netlist.hpp"
 #include "sim_backend/commands.hpp"
 
@@ -50,9 +51,15 @@ void add_topo_command(CLI::App& app) {
     }
     std::fprintf(summary, "%s: %zu compute nodes, %zu switches, %zu cables\n", f.kind_label.c_str(),
                  f.hcas().size(), f.switches().size(), f.num_links() / 2);
+    // parse_netlist recognised what it could: say why it is not more, or what is missing.
     if (!spec->netlist_in.empty() && f.xgft() == nullptr) {
       std::string why;
-      if (!recognize_xgft(f, &why)) std::fprintf(stderr, "not an XGFT: %s\n", why.c_str());
+      std::string df_why;
+      if (!recognize_xgft(f, &why) && !recognize_dragonfly(f, &df_why)) {
+        std::fprintf(stderr, "not an XGFT: %s\nnot a dragonfly: %s\n", why.c_str(), df_why.c_str());
+      } else if (!df_why.empty()) {
+        std::fprintf(stderr, "%s: %s\n", f.kind_label.c_str(), df_why.c_str());
+      }
     }
   });
 }
