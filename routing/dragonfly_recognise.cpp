@@ -181,7 +181,8 @@ class Recogniser {
     kind_ = to_host_routers > to_others ? DragonflyKind::kCanonical1D : DragonflyKind::kMegafly;
   }
 
-  // Components of `connected(u, v)` over switch cables, numbered in switch order.
+  // Components of the cables u - adj_[u][k] where `connected(u, k)`, from the switches where
+  // `connected.starts`, numbered in switch order.
   template <typename Connected>
   void components(const Connected& connected) {
     group_.assign(f_.num_nodes(), kNone);
@@ -208,7 +209,7 @@ class Recogniser {
 
   void group_by_shared_neighbours() {
     const std::size_t n = f_.num_nodes();
-    // shared_[u][k]: switches cabled to both u and adj_[u][k].
+    // shared[u][k]: switches cabled to both u and adj_[u][k].
     std::vector<std::vector<std::uint32_t>> shared(n);
     std::vector<std::uint32_t> best(n, 0);
     std::vector<std::uint32_t> mark(n, kNone);
