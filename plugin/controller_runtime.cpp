@@ -8,9 +8,6 @@
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/switch_key.hpp"
 #include "plugin/sdn_engine.hpp"
-#include "routing/fat_tree.hpp"
-#include "routing/netlist.hpp"
-#include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {
 namespace {
@@ -371,9 +368,7 @@ void Controller::handle(SubnetUp& s) {
   std::string topology;
   std::string comparison;
   if (s.engine == "sdn") {
-    std::string why;
-    topology = fat_tree_label(f.fabric, &why);
-    if (topology.empty()) topology = "not a fat-tree: " + why;
+    topology = recognize_topology(f.fabric);
     comparison = "the sdn engine's own";
   } else {
     const SdnTables sdn = compute_sdn_tables(f);

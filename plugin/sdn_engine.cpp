@@ -4,21 +4,27 @@
 #include <vector>
 
 #include "routing/algorithm.hpp"
+#include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
+#include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {
 
+std::string recognize_topology(Fabric& f) {
+  std::string why;
+  if (std::string label = fat_tree_label(f, &why); !label.empty()) return label;
+  std::string df_why;
+  if (recognize_dragonfly(f, &df_why)) {
+    return df_why.empty() ? f.kind_label : f.kind_label + ", " + df_why;
+  }
+  return "not a fat-tree: " + why + "; not a dragonfly: " + df_why;
+}
+
 SdnTables compute_sdn_tables(Subnet& f) {
   SdnTables out;
-  std::string why;
-  out.topology = fat_tree_label(f.fabric, &why);
-  if (!out.topology.empty()) {
-    out.algorithm = "dmodk";
-  } else {
-    out.algorithm = "minhop";
-    out.topology = "not a fat-tree: " + why;
-  }
+  out.topology = recognize_topology(f.fabric);
+  out.algorithm = f.fabric.fat_tree() != nullptr ? "dmodk" : "minhop";
   const auto alg = make_algorithm(out.algorithm);
   if (f.fabric.hcas().empty()) {
     out.lfts = LftSet(f.fabric);

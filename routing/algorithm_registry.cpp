@@ -71,7 +71,7 @@ const DragonflyLayout* layout_of(const Fabric& f, const DragonflyLayout*) {
   return f.dragonfly();
 }
 const char* layout_needed(const DragonflyLayout*) {
-  return "needs a dragonfly or megafly layout (generate one)";
+  return "needs a dragonfly or megafly layout (generate one or load a netlist recognised as one)";
 }
 
 }  // namespace

@@ -231,48 +231,15 @@ Fabric build(const Shape& s, std::string label, int gpus_per_node, double gbps) 
   }
 
   // Index the cabling for the routings.
-  const std::size_t n = f.num_nodes();
-  x.group_of_node.assign(n, -1);
-  x.role.assign(n, RouterRole::kHost);
-  x.index_in_group.assign(n, -1);
-  x.edge_router.assign(n, NodeIdx{});
-  x.host_up.assign(n, LinkId{});
-  x.host_down.assign(n, LinkId{});
-  x.local_link.assign(n, {});
-  x.pair_links.assign(static_cast<std::size_t>(s.groups) * static_cast<std::size_t>(s.groups), {});
-  for (int g = 0; g < s.groups; ++g) {
-    const auto& rs = x.routers[static_cast<std::size_t>(g)];
+  x.role.assign(f.num_nodes(), RouterRole::kHost);
+  for (const auto& rs : x.routers) {
     for (int r = 0; r < rpg; ++r) {
-      const auto v = rs[r].value();
-      x.group_of_node[v] = g;
-      x.index_in_group[v] = r;
-      x.role[v] = s.kind == DragonflyKind::kCanonical1D ? RouterRole::kRouter
-                  : r < s.host_routers                  ? RouterRole::kLeaf
-                                                        : RouterRole::kSpine;
+      x.role[rs[r].value()] = s.kind == DragonflyKind::kCanonical1D ? RouterRole::kRouter
+                              : r < s.host_routers                  ? RouterRole::kLeaf
+                                                                    : RouterRole::kSpine;
     }
   }
-  for (NodeIdx h : x.hosts) {
-    const Port& up = f.node(h).ports[0];
-    x.edge_router[h.value()] = up.peer;
-    x.host_up[h.value()] = up.out;
-    x.host_down[h.value()] = f.reverse(up.out);
-  }
-  for (int g = 0; g < s.groups; ++g) {
-    for (NodeIdx r : x.routers[static_cast<std::size_t>(g)]) {
-      auto& local = x.local_link[r.value()];
-      local.assign(static_cast<std::size_t>(rpg), LinkId{});
-      for (const Port& p : f.node(r).ports) {
-        if (!p.connected() || f.node(p.peer).is_hca()) continue;
-        const int pg = x.group_of_node[p.peer.value()];
-        if (pg == g) {
-          local[static_cast<std::size_t>(x.index_in_group[p.peer.value()])] = p.out;
-        } else {
-          x.pair_links[static_cast<std::size_t>(g * s.groups + pg)].push_back(
-              DragonflyLayout::GlobalLink{p.out, r, p.peer});
-        }
-      }
-    }
-  }
+  index_dragonfly_cabling(f, x);
   for (int i = 0; i < s.groups; ++i) {
     for (int j = 0; j < s.groups; ++j) {
       if (i != j && x.global_links(i, j).empty()) {
@@ -287,6 +254,68 @@ Fabric build(const Shape& s, std::string label, int gpus_per_node, double gbps) 
 }
 
 }  // namespace
+
+void index_dragonfly_cabling(const Fabric& f, DragonflyLayout& x) {
+  const std::size_t n = f.num_nodes();
+  const auto groups = static_cast<std::size_t>(x.groups);
+  assert(x.routers.size() == groups && x.role.size() == n);
+  x.group_of_node.assign(n, -1);
+  x.index_in_group.assign(n, -1);
+  x.edge_router.assign(n, NodeIdx{});
+  x.host_up.assign(n, LinkId{});
+  x.host_down.assign(n, LinkId{});
+  x.local_link.assign(n, {});
+  x.pair_links.assign(groups * groups, {});
+  for (std::size_t g = 0; g < groups; ++g) {
+    const auto& rs = x.routers[g];
+    for (std::size_t r = 0; r < rs.size(); ++r) {
+      x.group_of_node[rs[r].value()] = static_cast<int>(g);
+      x.index_in_group[rs[r].value()] = static_cast<int>(r);
+    }
+  }
+  for (NodeIdx h : x.hosts) {
+    for (const Port& up : f.node(h).ports) {
+      if (!up.connected()) continue;
+      x.edge_router[h.value()] = up.peer;
+      x.host_up[h.value()] = up.out;
+      x.host_down[h.value()] = f.reverse(up.out);
+      break;
+    }
+  }
+  const auto model_cable = [&x](NodeIdx a, NodeIdx b) {
+    return a != b && (!x.megafly() || x.role[a.value()] != x.role[b.value()]);
+  };
+  const auto rpg = static_cast<std::size_t>(x.host_routers + x.spines);
+  bool complete = true;
+  for (std::size_t g = 0; g < groups; ++g) {
+    const auto& rs = x.routers[g];
+    complete = complete && rs.size() == rpg;
+    for (std::size_t r = 0; r < rs.size(); ++r) {
+      const bool host_router = r < static_cast<std::size_t>(x.host_routers);
+      complete = complete && (x.role[rs[r].value()] == RouterRole::kSpine) != host_router;
+    }
+    for (NodeIdx r : rs) {
+      auto& local = x.local_link[r.value()];
+      local.assign(rs.size(), LinkId{});
+      for (const Port& p : f.node(r).ports) {
+        if (!p.connected() || f.node(p.peer).is_hca()) continue;
+        const int pg = x.group_of_node[p.peer.value()];
+        assert(pg >= 0);
+        if (static_cast<std::size_t>(pg) == g) {
+          LinkId& slot = local[static_cast<std::size_t>(x.index_in_group[p.peer.value()])];
+          if (!slot.valid()) slot = p.out;  // the first of parallel local cables
+        } else {
+          x.pair_links[g * groups + static_cast<std::size_t>(pg)].push_back(
+              DragonflyLayout::GlobalLink{p.out, r, p.peer});
+        }
+      }
+      for (std::size_t q = 0; q < rs.size() && complete; ++q) {
+        complete = !model_cable(r, rs[q]) || local[q].valid();
+      }
+    }
+  }
+  x.complete_groups = complete;
+}
 
 DragonflyParams DragonflyParams::parse(std::string_view text) {
   const auto v = parse_values(text, "dragonfly", {"p", "a", "h", "g"});
@@ -398,31 +427,86 @@ int DragonflyLayout::group_of(NodeIdx n) const {
   return group_of_node[n.value()];
 }
 
+bool DragonflyLayout::one_local_hop(NodeIdx a, NodeIdx b) const {
+  return a == b ||
+         local_link[a.value()][static_cast<std::size_t>(index_in_group[b.value()])].valid();
+}
+
 std::size_t DragonflyLayout::local_route_count(NodeIdx from, NodeIdx to) const {
-  if (from == to || kind == DragonflyKind::kCanonical1D) return 1;
+  if (one_local_hop(from, to)) return 1;
   const RouterRole rf = role[from.value()];
-  if (rf != role[to.value()]) return 1;
-  return static_cast<std::size_t>(rf == RouterRole::kLeaf ? spines : host_routers);
+  if (complete_groups) {
+    // Only two leaves or two spines of a megafly group lack a cable.
+    return static_cast<std::size_t>(rf == RouterRole::kLeaf ? spines : host_routers);
+  }
+  std::size_t count = 0;
+  for (NodeIdx via : routers[static_cast<std::size_t>(group_of_node[from.value()])]) {
+    count += one_local_hop(from, via) && one_local_hop(via, to) && via != from && via != to;
+  }
+  // Zero only between a megafly leaf and spine whose cable is missing: one detour.
+  return std::max<std::size_t>(count, 1);
 }
 
 void DragonflyLayout::append_local_route(NodeIdx from, NodeIdx to, std::size_t choice,
                                          Path& out) const {
   if (from == to) return;
   assert(group_of_node[from.value()] == group_of_node[to.value()]);
-  const auto to_index = static_cast<std::size_t>(index_in_group[to.value()]);
-  const LinkId direct = local_link[from.value()][to_index];
-  if (direct.valid()) {
+  assert(choice < local_route_count(from, to));
+  const auto link = [this](NodeIdx a, NodeIdx b) {
+    return local_link[a.value()][static_cast<std::size_t>(index_in_group[b.value()])];
+  };
+  if (const LinkId direct = link(from, to); direct.valid()) {
     out.push_back(direct);
     return;
   }
-  // Two leaves or two spines of a megafly group: bounce through the other layer.
-  assert(choice < local_route_count(from, to));
   const auto& rs = routers[static_cast<std::size_t>(group_of_node[from.value()])];
-  const std::size_t via_index = role[from.value()] == RouterRole::kLeaf
-                                    ? static_cast<std::size_t>(host_routers) + choice
-                                    : choice;
-  out.push_back(local_link[from.value()][via_index]);
-  out.push_back(local_link[rs[via_index].value()][to_index]);
+  if (complete_groups) {
+    // Two leaves or two spines of a megafly group: bounce through the other layer.
+    const std::size_t via_index = role[from.value()] == RouterRole::kLeaf
+                                      ? static_cast<std::size_t>(host_routers) + choice
+                                      : choice;
+    out.push_back(local_link[from.value()][via_index]);
+    out.push_back(link(rs[via_index], to));
+    return;
+  }
+  for (NodeIdx via : rs) {
+    if (via == from || via == to || !link(from, via).valid() || !link(via, to).valid()) continue;
+    if (choice-- == 0) {
+      out.push_back(link(from, via));
+      out.push_back(link(via, to));
+      return;
+    }
+  }
+  // A megafly leaf and spine without their cable: leaf, another spine, a leaf of both, spine (or
+  // the reverse). recognize_dragonfly refuses a group where this does not exist: each leaf has a
+  // spine, and any two spines share a leaf (each is cabled to more than half of them).
+  for (NodeIdx first : rs) {
+    if (!link(from, first).valid()) continue;
+    for (NodeIdx second : rs) {
+      if (second != from && link(first, second).valid() && link(second, to).valid()) {
+        out.push_back(link(from, first));
+        out.push_back(link(first, second));
+        out.push_back(link(second, to));
+        return;
+      }
+    }
+  }
+  assert(false && "recognize_dragonfly guarantees a local route");
+}
+
+std::size_t DragonflyLayout::minimal_global(NodeIdx rs, NodeIdx rd, std::size_t choice) const {
+  if (complete_groups) return choice;
+  const auto links = global_links(group_of_node[rs.value()], group_of_node[rd.value()]);
+  std::size_t direct = 0;
+  for (const GlobalLink& l : links) direct += one_local_hop(rs, l.from) && one_local_hop(l.to, rd);
+  if (direct == 0) return choice;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (one_local_hop(rs, links[i].from) && one_local_hop(links[i].to, rd) && choice-- == 0) {
+      return i;
+    }
+  }
+  assert(false && "choice < minimal_path_count");
+  return 0;
 }
 
 std::size_t DragonflyLayout::minimal_path_count(NodeIdx src, NodeIdx dst) const {
@@ -431,7 +515,11 @@ std::size_t DragonflyLayout::minimal_path_count(NodeIdx src, NodeIdx dst) const 
   const int gs = group_of_node[rs.value()];
   const int gd = group_of_node[rd.value()];
   if (gs == gd) return local_route_count(rs, rd);
-  return global_links(gs, gd).size();
+  const auto links = global_links(gs, gd);
+  if (complete_groups) return links.size();
+  std::size_t direct = 0;
+  for (const GlobalLink& l : links) direct += one_local_hop(rs, l.from) && one_local_hop(l.to, rd);
+  return direct > 0 ? direct : links.size();
 }
 
 void DragonflyLayout::minimal_path(NodeIdx src, NodeIdx dst, std::size_t choice, Path& out) const {
@@ -443,7 +531,7 @@ void DragonflyLayout::minimal_path(NodeIdx src, NodeIdx dst, std::size_t choice,
   if (gs == gd) {
     append_local_route(rs, rd, choice, out);
   } else {
-    const GlobalLink& g = global_links(gs, gd)[choice];
+    const GlobalLink& g = global_links(gs, gd)[minimal_global(rs, rd, choice)];
     append_local_route(rs, g.from, 0, out);
     out.push_back(g.id);
     append_local_route(g.to, rd, 0, out);

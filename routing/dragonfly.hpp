@@ -97,6 +97,10 @@ struct DragonflyLayout {
   /// pair_links[from * groups + to]: the directed global links from group `from` to `to`, in
   /// router then port order of group `from`.
   std::vector<std::vector<GlobalLink>> pair_links;
+  /// True when every group has host_routers + spines routers and every local cable of the model
+  /// (always so on generated fabrics): local routes are then found by arithmetic. A recognised
+  /// fabric with a missing router or local cable has false, and local routes search the group.
+  bool complete_groups = true;
 
   [[nodiscard]] bool megafly() const { return kind == DragonflyKind::kMegafly; }
   /// Group of a router or of an HCA's router.
@@ -106,17 +110,23 @@ struct DragonflyLayout {
   }
 
   /// Shortest ways between two routers of one group: 1 for the same router, a 1D local cable or
-  /// a leaf-spine cable; `spines` between two leaves, `host_routers` between two spines.
+  /// a leaf-spine cable; `spines` between two leaves, `host_routers` between two spines. Where a
+  /// cable is missing (recognised fabrics): the routers of the group cabled to both ends, or, for
+  /// a megafly leaf and spine, 1 (the detour leaf, other spine, other leaf, spine). All local
+  /// routes between two routers have the same length; recognize_dragonfly guarantees one exists.
   [[nodiscard]] std::size_t local_route_count(NodeIdx from, NodeIdx to) const;
   /// Appends local route `choice` (< local_route_count): the one-hop cable, or the bounce
-  /// through spine / leaf number `choice`.
+  /// through the `choice`-th router (in group order) cabled to both ends, or the detour.
   void append_local_route(NodeIdx from, NodeIdx to, std::size_t choice, Path& out) const;
 
   /// Minimal paths between two hosts: one within a group (1D) or one per spine (megafly, two
-  /// leaves of one group); otherwise one per global link between the two groups.
+  /// leaves of one group); otherwise one per global link between the two groups. Where local
+  /// cables are missing, only the global links whose ends are one local hop (or none) from the
+  /// source and destination routers count, unless no global link is: then all of them do.
   [[nodiscard]] std::size_t minimal_path_count(NodeIdx src, NodeIdx dst) const;
   /// Minimal path `choice`: host link, local route to the gateway, at most one global link,
-  /// local route to the destination router, host link. At most 3 router-to-router hops.
+  /// local route to the destination router, host link. At most 3 router-to-router hops (more
+  /// only around missing local cables, when no global link avoids them).
   void minimal_path(NodeIdx src, NodeIdx dst, std::size_t choice, Path& out) const;
   /// Valiant path through group `mid` (neither endpoint's group): minimal to global link `first`
   /// of (src group, mid), local route `local` inside `mid` to global link `second` of (mid, dst
@@ -125,7 +135,28 @@ struct DragonflyLayout {
   /// spine-leaf).
   void valiant_path(NodeIdx src, NodeIdx dst, int mid, std::size_t first, std::size_t second,
                     std::size_t local, Path& out) const;
+
+ private:
+  // Whether `a` and `b` (one group) are the same router or joined by a local cable.
+  [[nodiscard]] bool one_local_hop(NodeIdx a, NodeIdx b) const;
+  // The index in global_links(gs, gd) of minimal path `choice` between routers rs and rd.
+  [[nodiscard]] std::size_t minimal_global(NodeIdx rs, NodeIdx rd, std::size_t choice) const;
 };
+
+/// Indexes the cabling of a dragonfly-class fabric for the routings: from kind, groups, routers
+/// (per group: host routers then spines), hosts and role (every node), fills group_of_node,
+/// index_in_group, edge_router, host_up, host_down (an HCA's first cabled port), local_link,
+/// pair_links and complete_groups. The generators and recognize_dragonfly share it, so that a
+/// recognised fabric is indexed exactly as the generated one.
+void index_dragonfly_cabling(const Fabric& f, DragonflyLayout& x);
+
+/// Recognises a 1D dragonfly or a megafly from the graph alone (routing/dragonfly_recognise.cpp
+/// says how): attaches the layout, sets kind_label to the parameters (the largest counts seen)
+/// and returns true; `*why` (when not null) then says what differs from the generated fabric of
+/// those parameters (missing cables, routers, hosts), empty when nothing does. Otherwise leaves
+/// `f` unchanged, stores the reason ("router X: ...") in `*why` and returns false. Work is
+/// O(cables x degree).
+bool recognize_dragonfly(Fabric& f, std::string* why);
 
 /// A well-mixed hash of a flow's endpoints, salted; oblivious routings use it for their choices.
 std::uint64_t flow_hash(std::uint64_t salt, NodeIdx src, NodeIdx dst);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
 
@@ -176,8 +177,9 @@ class NetlistParser {
       fail(std::max<std::size_t>(line_no_, 1), "no Switch, Hca or Ca record");
     cable();
     f_.compute_levels();
+    // A fat-tree first (fat_tree_label), then a dragonfly (recognize_dragonfly sets the label).
     f_.kind_label = fat_tree_label(f_);
-    if (f_.kind_label.empty()) f_.kind_label = "netlist";
+    if (f_.kind_label.empty() && !recognize_dragonfly(f_, nullptr)) f_.kind_label = "netlist";
     return std::move(f_);
   }
 

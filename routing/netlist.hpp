@@ -41,9 +41,9 @@ inline constexpr std::size_t kMaxNetlistPorts = 2'000'000;  // summed over all n
 std::string export_ibsim_netlist(const Fabric& f);
 
 /// Parses an ibsim netlist or `ibnetdiscover` output. Node names are the quoted ids (whitespace
-/// replaced by '_', the original kept as description). Computes levels, recognises an XGFT and sets
-/// kind_label to its notation, otherwise to "netlist". Throws NetlistError naming
-/// `source_name` and the offending line.
+/// replaced by '_', the original kept as description). Computes levels, recognises an XGFT or else
+/// a dragonfly / megafly (routing/dragonfly.hpp) and sets kind_label to its notation, otherwise to
+/// "netlist". Throws NetlistError naming `source_name` and the offending line.
 Fabric parse_netlist(std::string_view text, std::string_view source_name);
 
 /// If `f` is cabled as an XGFT(h; m; w) with w1 = 1, in any port order, attaches the layout (host

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
 #include "sim_backend/commands.hpp"
@@ -51,10 +52,16 @@ void add_topo_command(CLI::App& app) {
     }
     std::fprintf(summary, "%s: %zu compute nodes, %zu switches, %zu cables\n", f.kind_label.c_str(),
                  f.hcas().size(), f.switches().size(), f.num_links() / 2);
-    if (!spec->netlist_in.empty() && f.fat_tree() == nullptr && f.dragonfly() == nullptr) {
+    // parse_netlist recognised what it could: say why it is not more, or what is missing.
+    if (!spec->netlist_in.empty() && f.fat_tree() == nullptr) {
       std::string why;
-      if (fat_tree_label(f, &why).empty())
-        std::fprintf(stderr, "not a fat-tree: %s\n", why.c_str());
+      std::string df_why;
+      if (fat_tree_label(f, &why).empty() && !recognize_dragonfly(f, &df_why)) {
+        std::fprintf(stderr, "not a fat-tree: %s\nnot a dragonfly: %s\n", why.c_str(),
+                     df_why.c_str());
+      } else if (!df_why.empty()) {
+        std::fprintf(stderr, "%s: %s\n", f.kind_label.c_str(), df_why.c_str());
+      }
     }
   });
 }

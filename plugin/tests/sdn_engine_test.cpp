@@ -6,6 +6,7 @@
 #include "plugin/sdn_engine.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/algorithm.hpp"
+#include "routing/dragonfly.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn::plugin {
@@ -78,6 +79,33 @@ TEST(SdnEngine, FallsBackToMinhopOffXgfts) {
     EXPECT_EQ(out.entry(i, lids.lid(*f.find("h" + std::to_string(i)))), 1);
     for (std::uint16_t l = 1; l <= lids.max_lid().value(); ++l) {
       EXPECT_NE(out.entry(i, Lid(l)), OSMSDN_NO_PATH) << "s" << i << " LID " << l;
+    }
+  }
+}
+
+TEST(SdnEngine, RecognisesADragonflyForTheJobsAndKeepsMinhopTables) {
+  for (const Fabric& f : {generate_dragonfly(2, 4, 2, 9), generate_megafly(2, 4, 3, 2, 4)}) {
+    const LidMap lids = sequential_lids(f);
+    const test::AbiBuffers abi = test::to_abi(f, lids);
+    Subnet af = subnet_from_abi(abi.view);
+    const SdnTables t = compute_sdn_tables(af);
+    // df-* choices depend on the source: no LFT holds them, flow entries do.
+    EXPECT_EQ(t.algorithm, "minhop");
+    EXPECT_EQ(t.topology, f.kind_label);
+    // The layout stays on the subnet: the controller's jobs pick algorithms.dragonfly by it.
+    ASSERT_NE(af.fabric.dragonfly(), nullptr) << f.kind_label;
+    EXPECT_EQ(af.fabric.dragonfly()->groups, f.dragonfly()->groups);
+    EXPECT_EQ(af.fabric.dragonfly()->megafly(), f.dragonfly()->megafly());
+
+    const LftSet expected = lfts_from_destination_routes(f, lids, *make_algorithm("minhop"));
+    Tables out(f, lids.max_lid().value() + 1u);
+    write_tables(af, t.lfts, out.lfts);
+    for (std::size_t i = 0; i < f.switches().size(); ++i) {
+      const NodeIdx s = f.switches()[i];
+      for (const NodeIdx h : f.hcas()) {
+        const Lid l = lids.lid(h);
+        EXPECT_EQ(out.entry(i, l), expected.table(s).out(l).value()) << f.node(s).name;
+      }
     }
   }
 }

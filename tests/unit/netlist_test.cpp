@@ -15,52 +15,16 @@
 #include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
+#include "tests/unit/fabric_specs.hpp"
 
 namespace ibsdn {
 namespace {
 
-struct NodeSpec {
-  NodeKind kind;
-  std::string name;
-  std::size_t ports;
-  Guid guid;
-  std::string description;
-};
-struct CableSpec {
-  std::string a;
-  int pa;
-  std::string b;
-  int pb;
-};
-
-std::vector<NodeSpec> nodes_of(const Fabric& f) {
-  std::vector<NodeSpec> out;
-  for (const Node& n : f.nodes())
-    out.push_back({n.kind, n.name, n.ports.size(), n.guid, n.description});
-  return out;
-}
-
-std::vector<CableSpec> cables_of(const Fabric& f) {
-  std::vector<CableSpec> out;
-  for (std::size_t i = 0; i < f.num_links(); i += 2) {
-    const Link& l = f.links()[i];
-    out.push_back({f.node(l.from).name, l.from_port.value(), f.node(l.to).name, l.to_port.value()});
-  }
-  return out;
-}
-
-Fabric build(const std::vector<NodeSpec>& nodes, const std::vector<CableSpec>& cables) {
-  Fabric f;
-  for (const NodeSpec& n : nodes) {
-    f.node(f.add_node(n.kind, n.name, n.ports, n.guid)).description = n.description;
-  }
-  for (const CableSpec& c : cables) {
-    f.connect(*f.find(c.a), PortNum(static_cast<std::uint8_t>(c.pa)), *f.find(c.b),
-              PortNum(static_cast<std::uint8_t>(c.pb)), 100.0);
-  }
-  f.compute_levels();
-  return f;
-}
+using test::build;
+using test::cables_of;
+using test::CableSpec;
+using test::nodes_of;
+using test::NodeSpec;
 
 /// Every cable as (name, port, name, port), smaller end first, sorted: the graph without ids.
 std::set<std::tuple<std::string, int, std::string, int>> cable_set(const Fabric& f) {
