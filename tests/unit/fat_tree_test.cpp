@@ -13,6 +13,7 @@
 #include "routing/lft.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/xgft.hpp"
+#include "tests/unit/all_pairs.hpp"
 #include "tests/unit/fat_tree_fabrics.hpp"
 
 namespace ibsdn {
@@ -150,16 +151,7 @@ TEST(FatTree, ModKOnACompleteXgftIsDModKAndSModK) {
   UpDownPaths paths(f, *f.fat_tree());
   const auto dmodk = make_algorithm("dmodk");
   const auto smodk = make_algorithm("smodk");
-  std::vector<Flow> flows;
-  for (NodeIdx s : f.hcas()) {
-    for (NodeIdx d : f.hcas()) {
-      if (s == d) continue;
-      Flow fl;
-      fl.src = s;
-      fl.dst = d;
-      flows.push_back(fl);
-    }
-  }
+  const std::vector<Flow> flows = test::all_pairs(f);
   const auto want_d = dmodk->route({f, flows});
   const auto want_s = smodk->route({f, flows});
   Path got;

@@ -10,6 +10,7 @@
 #include "routing/dragonfly.hpp"
 #include "routing/lft.hpp"
 #include "routing/xgft.hpp"
+#include "tests/unit/all_pairs.hpp"
 
 namespace ibsdn {
 namespace {
@@ -200,20 +201,7 @@ TEST(LftDump, EmptyLftDump_IsRefusedOnAFabricWithSwitches) {
   EXPECT_THROW((void)lfts_from_opensm_dump(f, "", kSubnetLst), DumpError);
 }
 
-// Every ordered pair of hosts, as flows in host order.
-std::vector<Flow> all_pairs(const Fabric& f) {
-  std::vector<Flow> flows;
-  for (NodeIdx s : f.hcas()) {
-    for (NodeIdx d : f.hcas()) {
-      if (s == d) continue;
-      Flow fl;
-      fl.src = s;
-      fl.dst = d;
-      flows.push_back(fl);
-    }
-  }
-  return flows;
-}
+using test::all_pairs;
 
 void expect_lfts_trace_algorithm_paths(const Fabric& f, const std::string& algorithm) {
   const auto alg = make_algorithm(algorithm);
