@@ -93,7 +93,7 @@ PatternSpec parse_pattern(const std::string& text) {
 
 std::vector<RankFlow> read_matrix(const std::string& path) {
   try {
-    return read_traffic_matrix(path, std::nullopt);
+    return read_traffic_matrix(path, std::nullopt).flows;
   } catch (const std::invalid_argument& e) {
     throw UsageError{"--matrix", e.what()};  // "FILE:LINE: what" or "FILE: cannot open ..."
   }
