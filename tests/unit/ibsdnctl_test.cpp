@@ -117,15 +117,16 @@ TEST(IbsdnctlCommandLine, JobStart_AllOptionsReachTheRequest) {
       Request(want));
 }
 
+// The file's self and zero pairs are not sent, their counts are: the controller reports them.
 TEST(IbsdnctlCommandLine, JobStart_MatrixFileIsReadAndNormalised) {
   const TempDir dir;
   const std::string path = dir.file("tm.txt");
-  std::ofstream(path) << "# measured\n1 0 10\n0 1 5\n1 0 20   # again\n2 3 0\n";
+  std::ofstream(path) << "# measured\n1 0 10\n0 1 5\n1 0 20   # again\n2 3 0\n1 1 64\n";
   JobStartRequest want;
   want.job = JobId(7);
   want.user = "slurm";
   want.nodes = {"n1", "n2"};
-  want.traffic = std::vector<RankFlow>{{0, 1, 5}, {1, 0, 30}};
+  want.traffic = TrafficMatrix{{{0, 1, 5}, {1, 0, 30}}, {1, 64, 1}};
   EXPECT_EQ(sent_request({"job", "start", "--job", "7", "--user", "slurm", "--nodes", "n1,n2",
                           "--matrix", path}),
             Request(want));
@@ -336,8 +337,9 @@ TEST(IbsdnctlFormat, Flows_EntryTheClientCannotParseFallsBackToItsText) {
 
 TEST(IbsdnctlFormat, Jobs_TableWithUtcStartTimes) {
   const std::vector<JobSummary> jobs = {
-      {JobId(4242), "alice", 2, "3dnn", "sdn-optimal", "halo", 56, 1714564800000, false},
-      {JobId(7), "bob", 128, "matrix", "dmodk", "", 0, 1714564801500, true},
+      {JobId(4242), "alice", 2, "3dnn", "sdn-optimal", "halo", 56, 1714564800000, false,
+       std::nullopt},
+      {JobId(7), "bob", 128, "matrix", "dmodk", "", 0, 1714564801500, true, std::nullopt},
   };
   EXPECT_EQ(
       format_jobs(jobs_response(jobs)),
@@ -499,8 +501,8 @@ TEST(IbsdnctlFormat, ResponseForRequest_BareOkPrintsNothing) {
 }
 
 TEST(IbsdnctlFormat, MissingOrMistypedField_NamesItsPointer) {
-  json jobs =
-      jobs_response(std::vector<JobSummary>{{JobId(1), "u", 1, "ring", "dmodk", "", 0, 0, false}});
+  json jobs = jobs_response(
+      std::vector<JobSummary>{{JobId(1), "u", 1, "ring", "dmodk", "", 0, 0, false, std::nullopt}});
   jobs["jobs"][0].erase("user");
   try {
     format_jobs(jobs);
