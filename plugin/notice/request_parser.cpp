@@ -1,5 +1,4 @@
 // parse_request(): a request line to a typed Request, every refusal naming the value at fault.
-#include <algorithm>
 #include <array>
 #include <limits>
 #include <set>

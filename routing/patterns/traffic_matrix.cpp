@@ -1,6 +1,5 @@
 #include "routing/patterns/traffic_matrix.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
