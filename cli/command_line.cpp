@@ -91,7 +91,9 @@ PatternSpec parse_pattern(const std::string& text) {
   return spec;
 }
 
-std::vector<RankFlow> read_matrix(const std::string& path) {
+// The pairs the file skips travel in the request's "matrix_skipped": the controller reports them
+// with the job.
+TrafficMatrix read_matrix(const std::string& path) {
   try {
     return read_traffic_matrix(path, std::nullopt);
   } catch (const std::invalid_argument& e) {

@@ -137,6 +137,17 @@ std::string entry_text(const Fields& entry) {
   }
 }
 
+// The "matrix" object of a ready or jobs response, as ibsdn-sim words it; empty when the response
+// has none or the matrix skipped no pair.
+std::string skipped_pairs_text(const Fields& r) {
+  if (!r.has("matrix")) return {};
+  const Fields m(r.need("matrix"), r.at() + "/matrix");
+  const SkippedPairs skipped{m.uint("self_pairs"), m.uint("intra_rank_bytes"),
+                             m.uint("zero_pairs")};
+  if (!skipped.any()) return {};
+  return matrix_summary(m.uint("pairs"), skipped);
+}
+
 }  // namespace
 
 std::string format_pong(const json& response) {
@@ -157,6 +168,9 @@ std::string format_ready(const json& response) {
   t.add_row({"flows:", std::to_string(r.uint("flows")) + ", " +
                            std::to_string(r.uint("flows_on_default")) +
                            " on the default (LFT) route"});
+  if (const std::string skipped = skipped_pairs_text(r); !skipped.empty()) {
+    t.add_row({"matrix:", skipped});
+  }
   t.add_row({"entries:", std::to_string(r.uint("entries"))});
   t.add_row({"max link load:", decimal(r.number("max_link_load")) + " (lower bound L_D " +
                                    decimal(r.number("bound")) + ")"});
@@ -178,14 +192,19 @@ std::string format_jobs(const json& response) {
               "");
   t.add_row(
       {"JOB", "USER", "NODES", "PATTERN", "ALGORITHM", "PHASE", "ENTRIES", "STARTED", "DEGRADED"});
+  // Skipped matrix pairs would widen every row for a few jobs: a line each under the table.
+  std::string notes;
   for (const Fields& j : r.objects("jobs")) {
     const std::string phase = j.str("phase");
     t.add_row({std::to_string(j.uint("job")), j.str("user"), std::to_string(j.uint("nodes")),
                j.str("pattern"), j.str("algorithm"), phase.empty() ? "-" : phase,
                std::to_string(j.uint("entries")), utc_time(j.sint("started_unix_ms")),
                j.boolean("degraded") ? "yes" : "no"});
+    if (const std::string skipped = skipped_pairs_text(j); !skipped.empty()) {
+      notes += "job " + std::to_string(j.uint("job")) + " matrix: " + skipped + "\n";
+    }
   }
-  return t.render();
+  return t.render() + notes;
 }
 
 std::string format_flows(const json& response) {

@@ -89,6 +89,12 @@ void run(const RouteOptions& o) {
         {"volume_ratio", q.volume_ratio()},
         {"compute_ms", ms},
     };
+    if (const auto& skipped = job.matrix_skipped) {
+      j["matrix"] = {{"pairs", job.rank_flows},
+                     {"self_pairs", skipped->self_pairs},
+                     {"intra_rank_bytes", skipped->intra_rank_bytes},
+                     {"zero_pairs", skipped->zero_pairs}};
+    }
     std::cout << j.dump(2) << '\n';
     return;
   }
@@ -97,6 +103,9 @@ void run(const RouteOptions& o) {
   std::printf("job         %s, seed %llu: %zu nodes, %u ranks (%u per node, %s mapping)\n",
               o.job.pattern.c_str(), static_cast<unsigned long long>(o.job.seed), job.nodes.size(),
               job.ranks, job.ranks_per_node, o.job.mapping.c_str());
+  if (job.matrix_skipped) {
+    std::printf("matrix      %s\n", matrix_summary(job.rank_flows, *job.matrix_skipped).c_str());
+  }
   std::printf("flows       %zu fabric flows from %zu rank pairs\n", job.flows.size(),
               job.rank_flows);
   std::printf("algorithm   %s\n", o.algorithm.c_str());

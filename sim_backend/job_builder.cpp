@@ -42,7 +42,16 @@ BuiltJob build_job(const Fabric& f, const JobSpec& spec) {
       spec.ranks_per_node ? spec.ranks_per_node : default_ranks_per_node(f, job.nodes);
   job.ranks = want * job.ranks_per_node;
   const PatternSpec pattern = PatternSpec::parse(spec.pattern);
-  const std::vector<RankFlow> rf = generate_pattern(pattern, job.ranks, spec.seed);
+  std::vector<RankFlow> rf;
+  if (pattern.name == "matrix") {
+    // The file itself rather than generate_pattern(), which keeps the flows only: the report
+    // counts the pairs it skipped.
+    TrafficMatrix matrix = read_traffic_matrix(pattern.file, job.ranks);
+    rf = std::move(matrix.flows);
+    job.matrix_skipped = matrix.skipped;
+  } else {
+    rf = generate_pattern(pattern, job.ranks, spec.seed);
+  }
   job.rank_flows = rf.size();
   const auto rank_to_node =
       map_ranks(job.nodes, job.ranks_per_node, parse_mapping(spec.mapping), job.ranks);

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "routing/fabric.hpp"
 #include "routing/flow.hpp"
+#include "routing/patterns/traffic_matrix.hpp"
 
 namespace ibsdn {
 
@@ -28,6 +30,8 @@ struct BuiltJob {
   std::uint32_t ranks_per_node = 0;
   std::size_t rank_flows = 0;  // rank-to-rank pairs the pattern produced
   std::vector<Flow> flows;     // fabric flows after mapping (intra-node pairs dropped, merged)
+  /// matrix:file=F: the pairs the file skipped (self pairs, zero pairs), for the report.
+  std::optional<SkippedPairs> matrix_skipped;
 };
 
 /// Throws std::invalid_argument naming the option that does not fit the fabric.

@@ -179,6 +179,7 @@ void JobController::publish() {
     for (const auto& [g, e] : j.entries) s.entries += e.size();
     s.started_unix_ms = j.started_unix_ms;
     s.degraded = !j.adopted && (j.ready.degraded || !j.routed);
+    if (!j.adopted) s.matrix = matrix_counts(j.request.traffic);
     entries += s.entries;
     jv->owner_uid = j.owner_uid;
     jv->entries = j.entries;

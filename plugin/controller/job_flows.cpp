@@ -76,7 +76,7 @@ std::uint64_t rank_flow_bound(const Traffic& traffic, std::uint32_t ranks) {
   const std::uint64_t r = ranks;
   const std::uint64_t all_pairs = r * (r > 0 ? r - 1 : 0);
   const auto* spec = std::get_if<PatternSpec>(&traffic);
-  if (spec == nullptr) return std::get<std::vector<RankFlow>>(traffic).size();
+  if (spec == nullptr) return std::get<TrafficMatrix>(traffic).flows.size();
   const std::string& n = spec->name;
   // Partners per rank of the sparse patterns (pattern.hpp describes each); anything else, and
   // the dense ones, may reach every ordered pair.
@@ -88,6 +88,12 @@ std::uint64_t rank_flow_bound(const Traffic& traffic, std::uint32_t ranks) {
   if (n == "random8" || n == "stencil4d") partners = 8;
   if (n == "umesh" || n == "spread") partners = 2 * std::uint64_t{spec->max_partners};
   return partners == 0 ? all_pairs : std::min(all_pairs, partners * r);
+}
+
+std::optional<MatrixCounts> matrix_counts(const Traffic& traffic) {
+  const auto* matrix = std::get_if<TrafficMatrix>(&traffic);
+  if (matrix == nullptr) return std::nullopt;
+  return MatrixCounts{matrix->flows.size(), matrix->skipped};
 }
 
 namespace {
@@ -156,7 +162,7 @@ JobTraffic build_job_traffic(const Fabric& f, std::span<const NodeIdx> nodes,
                           "/pattern");
     }
   } else {
-    rank_flows = std::get<std::vector<RankFlow>>(traffic);
+    rank_flows = std::get<TrafficMatrix>(traffic).flows;
     for (std::size_t i = 0; i < rank_flows.size(); ++i) {
       const RankFlow& rf = rank_flows[i];
       if (rf.src >= out.ranks || rf.dst >= out.ranks) {

@@ -41,6 +41,9 @@ std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
 /// generating them (a matrix: its entries; a pattern: partners per rank times ranks).
 std::uint64_t rank_flow_bound(const Traffic& traffic, std::uint32_t ranks);
 
+/// The pairs of `traffic` and those it skipped, for the replies; nullopt for a pattern.
+std::optional<MatrixCounts> matrix_counts(const Traffic& traffic);
+
 struct JobTraffic {
   std::uint32_t ranks = 0;
   std::uint32_t ranks_per_node = 0;

@@ -420,6 +420,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   p.ready.job = id;
   p.ready.algorithm = j.algorithm;
   p.ready.flows = n;
+  p.ready.matrix = matrix_counts(current_traffic(j));
   p.ready.flows_on_default = on_lft;
   p.ready.entries = compiled.entries;
   p.ready.bound = lower_bound(f, p.flows).value;

@@ -15,13 +15,15 @@
 #include "plugin/notice/error_code.hpp"
 #include "routing/patterns/mapping_kind.hpp"
 #include "routing/patterns/pattern_spec.hpp"
+#include "routing/patterns/traffic_matrix.hpp"
 
 namespace ibsdn {
 
 /// A job's traffic: a registered pattern (never `matrix`, which would read a file as root) or an
 /// explicit traffic matrix, normalised like a matrix file (ordered by source then destination,
-/// repeated pairs summed, zero totals dropped).
-using Traffic = std::variant<PatternSpec, std::vector<RankFlow>>;
+/// repeated pairs summed; self pairs and zero totals skipped and counted, with the pairs the
+/// sender says it skipped, "matrix_skipped", so that the counts survive request_to_json).
+using Traffic = std::variant<PatternSpec, TrafficMatrix>;
 
 /// An elephant flow (thesis 4.1: user hints): the pair carries most of the job's bytes.
 struct RankPair {

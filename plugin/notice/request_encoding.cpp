@@ -14,10 +14,16 @@ void put_traffic(json& j, const Traffic& t) {
   if (const auto* spec = std::get_if<PatternSpec>(&t)) {
     j["pattern"] = spec->to_string();
   } else {
+    const TrafficMatrix& matrix = std::get<TrafficMatrix>(t);
     json m = json::array();
-    for (const RankFlow& f : std::get<std::vector<RankFlow>>(t))
-      m.push_back({f.src, f.dst, f.bytes});
+    for (const RankFlow& f : matrix.flows) m.push_back({f.src, f.dst, f.bytes});
     j["matrix"] = std::move(m);
+    // The skipped pairs are not re-sent, their counts are: the state store keeps this form.
+    if (const SkippedPairs& s = matrix.skipped; s.any()) {
+      j["matrix_skipped"] = {{"self_pairs", s.self_pairs},
+                             {"intra_rank_bytes", s.intra_rank_bytes},
+                             {"zero_pairs", s.zero_pairs}};
+    }
   }
 }
 

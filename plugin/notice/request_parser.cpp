@@ -1,9 +1,9 @@
 // parse_request(): a request line to a typed Request, every refusal naming the value at fault.
-#include <algorithm>
 #include <array>
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 #include "flowtable/guid_text.hpp"
@@ -125,14 +125,11 @@ PatternSpec to_pattern(const json& v, const std::string& at) {
   return spec;
 }
 
-std::vector<RankFlow> to_matrix(const json& v, const std::string& at) {
+// Self pairs and zero totals are skipped and counted, not refused: real profiler output has them
+// (traffic_matrix.hpp). kMaxMatrixEntries bounds the entries read, skipped ones included.
+TrafficMatrix to_matrix(const json& v, const std::string& at) {
   to_array(v, at, "matrix", kMaxMatrixEntries);
-  struct Item {
-    RankFlow flow;
-    std::size_t index;
-  };
-  std::vector<Item> items;
-  items.reserve(v.size());
+  TrafficMatrixBuilder matrix;
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string eat = child(at, i);
     const json& e = v[i];
@@ -143,37 +140,65 @@ std::vector<RankFlow> to_matrix(const json& v, const std::string& at) {
     f.src = to_rank(e[0], child(eat, 0));
     f.dst = to_rank(e[1], child(eat, 1));
     f.bytes = to_uint(e[2], child(eat, 2), 0, std::numeric_limits<std::uint64_t>::max(), "bytes");
-    if (f.src == f.dst) fail(ErrorCode::kInvalid, eat, "a rank does not send to itself");
-    items.push_back({f, i});
-  }
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    return std::pair(a.flow.src, a.flow.dst) < std::pair(b.flow.src, b.flow.dst);
-  });
-  std::vector<RankFlow> out;
-  for (std::size_t i = 0; i < items.size();) {
-    RankFlow sum = items[i].flow;
-    std::size_t j = i + 1;
-    for (; j < items.size() && items[j].flow.src == sum.src && items[j].flow.dst == sum.dst; ++j) {
-      if (items[j].flow.bytes > std::numeric_limits<std::uint64_t>::max() - sum.bytes) {
-        fail(ErrorCode::kInvalid, child(child(at, items[j].index), 2),
+    switch (matrix.add(f)) {
+      case TrafficMatrixBuilder::Overflow::kNone:
+        break;
+      case TrafficMatrixBuilder::Overflow::kPair:
+        fail(ErrorCode::kInvalid, child(eat, 2),
              "the bytes of this pair, summed over its entries, exceed 2^64-1");
-      }
-      sum.bytes += items[j].flow.bytes;
+      case TrafficMatrixBuilder::Overflow::kIntraRank:
+        fail(ErrorCode::kInvalid, child(eat, 2),
+             "the bytes of the self pairs (src_rank == dst_rank), summed, exceed 2^64-1");
     }
-    if (sum.bytes > 0) out.push_back(sum);
-    i = j;
   }
-  return out;
+  return matrix.finish();
+}
+
+// "matrix_skipped": the pairs the sender skipped before sending the matrix (ibsdnctl reading a
+// file; the controller's own stored request), added to those skipped here.
+void add_sender_skipped(const json& v, const std::string& at, SkippedPairs& skipped) {
+  const Object o(v, at, "matrix_skipped");
+  o.allow_only({"self_pairs", "intra_rank_bytes", "zero_pairs"}, "matrix_skipped");
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  const auto field = [&o](const char* name) -> std::uint64_t {
+    const json* n = o.find(name);
+    return n != nullptr ? to_uint(*n, o.at(name), 0, kMax, name) : 0;
+  };
+  const SkippedPairs sent{field("self_pairs"), field("intra_rank_bytes"), field("zero_pairs")};
+  if (sent.intra_rank_bytes < sent.self_pairs ||
+      (sent.self_pairs == 0) != (sent.intra_rank_bytes == 0)) {
+    fail(ErrorCode::kInvalid, o.at("intra_rank_bytes"),
+         "a self pair carries at least one byte (a self pair without bytes is a zero pair): "
+         "intra_rank_bytes is at least self_pairs, and 0 only without self pairs");
+  }
+  for (const auto& [name, into, more] :
+       {std::tuple{"self_pairs", &skipped.self_pairs, sent.self_pairs},
+        std::tuple{"intra_rank_bytes", &skipped.intra_rank_bytes, sent.intra_rank_bytes},
+        std::tuple{"zero_pairs", &skipped.zero_pairs, sent.zero_pairs}}) {
+    if (more > kMax - *into) {
+      fail(ErrorCode::kInvalid, o.at(name),
+           "added to what the matrix itself skips, exceeds 2^64-1");
+    }
+    *into += more;
+  }
 }
 
 std::optional<Traffic> to_traffic(const Object& o, bool required) {
   const json* pattern = o.find("pattern");
   const json* matrix = o.find("matrix");
+  const json* skipped = o.find("matrix_skipped");
   if (pattern && matrix) {
     fail(ErrorCode::kInvalid, o.at("matrix"), "give either pattern or matrix, not both");
   }
+  if (skipped && !matrix) {
+    fail(ErrorCode::kInvalid, o.at("matrix_skipped"), "goes with matrix only");
+  }
   if (pattern) return Traffic(to_pattern(*pattern, o.at("pattern")));
-  if (matrix) return Traffic(to_matrix(*matrix, o.at("matrix")));
+  if (matrix) {
+    TrafficMatrix m = to_matrix(*matrix, o.at("matrix"));
+    if (skipped) add_sender_skipped(*skipped, o.at("matrix_skipped"), m.skipped);
+    return Traffic(std::move(m));
+  }
   if (required) fail(ErrorCode::kInvalid, o.at("pattern"), "missing (or give matrix)");
   return std::nullopt;
 }
@@ -189,6 +214,8 @@ std::vector<RankPair> to_elephants(const json& v, const std::string& at) {
       fail(ErrorCode::kInvalid, eat, "an elephant is [src_rank, dst_rank]");
     }
     RankPair p{to_rank(e[0], child(eat, 0)), to_rank(e[1], child(eat, 1))};
+    // Unlike a matrix's self pair, which profilers emit, a hint is written by hand and names a
+    // pair to route apart: a rank to itself has no route, so it is the sender's mistake.
     if (p.src == p.dst) fail(ErrorCode::kInvalid, eat, "a rank does not send to itself");
     out.push_back(p);
   }
@@ -223,8 +250,8 @@ SwitchRef to_switch_ref(const json& v, const std::string& at) {
 // ---- One parser per op -------------------------------------------------------------------
 
 Request parse_job_start(const Object& o) {
-  o.allow_only({"v", "op", "job", "user", "uid", "nodes", "pattern", "matrix", "ranks_per_node",
-                "mapping", "elephants", "phases", "algorithm"},
+  o.allow_only({"v", "op", "job", "user", "uid", "nodes", "pattern", "matrix", "matrix_skipped",
+                "ranks_per_node", "mapping", "elephants", "phases", "algorithm"},
                "job_start");
   JobStartRequest r;
   r.job = to_job(o.need("job"), o.at("job"));
@@ -270,7 +297,7 @@ Request parse_job_start(const Object& o) {
     to_array(*p, phases_at, "phases", kMaxPhases);
     for (std::size_t i = 0; i < p->size(); ++i) {
       const Object po((*p)[i], child(phases_at, i), "a phase");
-      po.allow_only({"name", "pattern", "matrix"}, "a phase");
+      po.allow_only({"name", "pattern", "matrix", "matrix_skipped"}, "a phase");
       PhaseDecl d;
       d.name = to_phase_name(po.need("name"), po.at("name"));
       for (std::size_t k = 0; k < r.phases.size(); ++k) {
@@ -296,7 +323,8 @@ Request parse_job_start(const Object& o) {
 }
 
 Request parse_phase(const Object& o) {
-  o.allow_only({"v", "op", "job", "action", "name", "pattern", "matrix"}, "phase");
+  o.allow_only({"v", "op", "job", "action", "name", "pattern", "matrix", "matrix_skipped"},
+               "phase");
   PhaseRequest r;
   r.job = to_job(o.need("job"), o.at("job"));
   const std::string& action = to_string_value(o.need("action"), o.at("action"), "action");
@@ -309,8 +337,10 @@ Request parse_phase(const Object& o) {
          quote_for_message(action) + " is not a phase action (begin or end)");
   }
   r.name = to_phase_name(o.need("name"), o.at("name"));
-  if (r.action == PhaseAction::kEnd && (o.has("pattern") || o.has("matrix"))) {
-    fail(ErrorCode::kInvalid, o.at(o.has("pattern") ? "pattern" : "matrix"),
+  if (r.action == PhaseAction::kEnd &&
+      (o.has("pattern") || o.has("matrix") || o.has("matrix_skipped"))) {
+    fail(ErrorCode::kInvalid,
+         o.at(o.has("pattern") ? "pattern" : (o.has("matrix") ? "matrix" : "matrix_skipped")),
          "phase end takes no pattern or matrix");
   }
   r.traffic = to_traffic(o, false);

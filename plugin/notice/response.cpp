@@ -22,6 +22,17 @@ json error_response(const RequestError& e) {
   return error_response(e.code, e.message, e.at);
 }
 
+namespace {
+
+json matrix_json(const MatrixCounts& m) {
+  return {{"pairs", m.pairs},
+          {"self_pairs", m.skipped.self_pairs},
+          {"intra_rank_bytes", m.skipped.intra_rank_bytes},
+          {"zero_pairs", m.skipped.zero_pairs}};
+}
+
+}  // namespace
+
 json ready_response(const JobReady& r) {
   json j = ok_response();
   j["job"] = r.job.value();
@@ -36,6 +47,7 @@ json ready_response(const JobReady& r) {
   j["degraded"] = r.degraded;
   j["warnings"] = r.warnings;
   j["timings_ms"] = {{"route", r.route_ms}, {"compile", r.compile_ms}, {"install", r.install_ms}};
+  if (r.matrix) j["matrix"] = matrix_json(*r.matrix);
   return j;
 }
 
@@ -51,15 +63,13 @@ json pong_response(std::string_view server_version, std::string_view sm_state) {
 json jobs_response(std::span<const JobSummary> jobs) {
   json list = json::array();
   for (const JobSummary& s : jobs) {
-    list.push_back({{"job", s.job.value()},
-                    {"user", s.user},
-                    {"nodes", s.nodes},
-                    {"pattern", s.pattern},
-                    {"algorithm", s.algorithm},
-                    {"phase", s.phase},
-                    {"entries", s.entries},
-                    {"started_unix_ms", s.started_unix_ms},
-                    {"degraded", s.degraded}});
+    json job = {{"job", s.job.value()},     {"user", s.user},
+                {"nodes", s.nodes},         {"pattern", s.pattern},
+                {"algorithm", s.algorithm}, {"phase", s.phase},
+                {"entries", s.entries},     {"started_unix_ms", s.started_unix_ms},
+                {"degraded", s.degraded}};
+    if (s.matrix) job["matrix"] = matrix_json(*s.matrix);
+    list.push_back(std::move(job));
   }
   json j = ok_response();
   j["jobs"] = std::move(list);

@@ -15,6 +15,7 @@
 #include "flowtable/flow_entry.hpp"
 #include "flowtable/types.hpp"
 #include "plugin/notice/error_code.hpp"
+#include "routing/patterns/traffic_matrix.hpp"
 
 namespace ibsdn {
 
@@ -23,6 +24,14 @@ nlohmann::json ok_response();
 /// {"v":1,"ok":false,"error":{"code":..., "message":..., "at":...}} ("at" only when not empty).
 nlohmann::json error_response(ErrorCode code, std::string_view message, std::string_view at = {});
 nlohmann::json error_response(const RequestError& e);
+
+/// What a job's traffic matrix gave: the rank pairs kept as flows and the pairs skipped. In the
+/// responses as "matrix": {"pairs", "self_pairs", "intra_rank_bytes", "zero_pairs"}.
+struct MatrixCounts {
+  std::uint64_t pairs = 0;
+  SkippedPairs skipped;
+  bool operator==(const MatrixCounts&) const = default;
+};
 
 /// The answer to job_start and phase begin once the job's flow entries are installed.
 struct JobReady {
@@ -42,6 +51,7 @@ struct JobReady {
   double route_ms = 0;
   double compile_ms = 0;
   double install_ms = 0;
+  std::optional<MatrixCounts> matrix;  // the routed traffic's, when it is a matrix
 };
 nlohmann::json ready_response(const JobReady& r);
 
@@ -59,6 +69,7 @@ struct JobSummary {
   std::uint64_t entries = 0;
   std::int64_t started_unix_ms = 0;
   bool degraded = false;
+  std::optional<MatrixCounts> matrix;  // the traffic `pattern` names, when it is a matrix
 };
 nlohmann::json jobs_response(std::span<const JobSummary> jobs);
 

@@ -446,6 +446,33 @@ TEST(ControllerBridge, JobsAndEntriesSurviveARestartAndAnEmptiedSwitchIsRepaired
   EXPECT_EQ(jobs.at("jobs").at(0).at("job").get<int>(), 7);
 }
 
+// Profiler output lists self and zero pairs (issue 9): the job starts, its ready answer and the
+// jobs query count them, and so does the job reloaded after a restart (the stored request
+// carries the counts as "matrix_skipped").
+TEST(ControllerBridge, AMatrixsSkippedPairsAreCountedInTheAnswersAlsoAfterARestart) {
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box;
+  json start = job_start(9, "ring", 1, 4);
+  start.erase("pattern");
+  start["ranks_per_node"] = 1;
+  start["matrix"] = json::parse("[[0,1,100],[2,2,64],[1,0,0],[3,3,0],[2,2,1],[1,2,7]]");
+  const json want = {{"pairs", 2}, {"self_pairs", 1}, {"intra_rank_bytes", 65}, {"zero_pairs", 2}};
+  const json jobs = {{"v", 1}, {"op", "jobs"}};
+  {
+    Running run(glue, box, s);
+    const json ready = ask(box.socket(), start);
+    ASSERT_TRUE(ready.value("ok", false)) << ready.dump();
+    EXPECT_EQ(ready.at("flows").get<int>(), 2);
+    EXPECT_EQ(ready.at("matrix"), want);
+    EXPECT_EQ(ask(box.socket(), jobs).at("jobs").at(0).at("matrix"), want);
+  }
+  s.attach_all(glue);
+  Running again(glue, box, s);
+  EXPECT_EQ(ask(box.socket(), jobs).at("jobs").at(0).at("matrix"), want);
+}
+
 TEST(ControllerBridge, ASilentSwitchGivesADegradedReadyInBoundedTimeWithNothingRelyingOnIt) {
   TestFabric s;
   FakeGlue glue;

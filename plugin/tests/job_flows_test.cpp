@@ -101,7 +101,7 @@ TEST(JobFlows, RanksBeyondTheJobAreRefusedNamingTheField) {
   std::vector<NodeIdx> nodes(s.f.fabric.hcas().begin(), s.f.fabric.hcas().begin() + 4);
   std::string message;
   std::string at;
-  const Traffic matrix = std::vector<RankFlow>{{0, 1, 10}, {3, 4, 10}};
+  const Traffic matrix = TrafficMatrix{{{0, 1, 10}, {3, 4, 10}}, {}};
   EXPECT_EQ(code_of(
                 [&] {
                   build_job_traffic(s.f.fabric, nodes, matrix, std::nullopt, Mapping::kBlock, {},
@@ -141,8 +141,15 @@ TEST(JobFlows, RankFlowBoundIsAnUpperBoundOfEveryPatternsFlows) {
           << name << " on " << ranks << " ranks";
     }
   }
-  const std::vector<RankFlow> matrix = {{0, 1, 10}, {1, 0, 5}, {2, 1, 1}};
+  // A matrix's skipped pairs give no flow: its bound is its flows.
+  const TrafficMatrix matrix{{{0, 1, 10}, {1, 0, 5}, {2, 1, 1}}, {2, 40, 5}};
   EXPECT_EQ(rank_flow_bound(Traffic{matrix}, 3), 3u);
+}
+
+TEST(JobFlows, MatrixCountsAreTheMatrixsPairsAndSkippedOnesNoneForAPattern) {
+  const TrafficMatrix matrix{{{0, 1, 10}, {1, 0, 5}}, {1, 64, 3}};
+  EXPECT_EQ(matrix_counts(Traffic{matrix}), (MatrixCounts{2, {1, 64, 3}}));
+  EXPECT_EQ(matrix_counts(Traffic{PatternSpec::parse("ring")}), std::nullopt);
 }
 
 TEST(JobFlows, AllToAllOverTheRankLimitIsBuiltAtHostLevelWithTheSameFlows) {

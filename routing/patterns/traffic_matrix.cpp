@@ -1,13 +1,11 @@
 #include "routing/patterns/traffic_matrix.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <map>
 #include <stdexcept>
 
 namespace ibsdn {
@@ -58,10 +56,36 @@ std::uint64_t parse_field(std::string_view token, const char* field, std::uint64
 
 }  // namespace
 
-std::vector<RankFlow> parse_traffic_matrix(std::istream& in, std::string_view source,
-                                           std::optional<std::uint32_t> ranks) {
-  // Keyed by (src, dst) so duplicates merge and the result comes out ordered.
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> bytes;
+TrafficMatrixBuilder::Overflow TrafficMatrixBuilder::add(const RankFlow& row) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  if (row.src == row.dst && row.bytes > kMax - intra_rank_bytes_) return Overflow::kIntraRank;
+  std::uint64_t& total = totals_[{row.src, row.dst}];
+  if (row.bytes > kMax - total) return Overflow::kPair;
+  total += row.bytes;
+  if (row.src == row.dst) intra_rank_bytes_ += row.bytes;
+  return Overflow::kNone;
+}
+
+TrafficMatrix TrafficMatrixBuilder::finish() {
+  TrafficMatrix out;
+  out.skipped.intra_rank_bytes = intra_rank_bytes_;
+  for (const auto& [pair, total] : totals_) {
+    if (total == 0) {
+      ++out.skipped.zero_pairs;
+    } else if (pair.first == pair.second) {
+      ++out.skipped.self_pairs;
+    } else {
+      out.flows.push_back({pair.first, pair.second, total});
+    }
+  }
+  totals_.clear();
+  intra_rank_bytes_ = 0;
+  return out;
+}
+
+TrafficMatrix parse_traffic_matrix(std::istream& in, std::string_view source,
+                                   std::optional<std::uint32_t> ranks) {
+  TrafficMatrixBuilder matrix;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     const LineError err(source, number);
@@ -91,28 +115,34 @@ std::vector<RankFlow> parse_traffic_matrix(std::istream& in, std::string_view so
                  std::to_string(*ranks) + " ranks");
       }
     }
-    if (src == dst) err.fail("src_rank equals dst_rank (" + std::to_string(src) + ")");
-    std::uint64_t& total = bytes[{src, dst}];
-    if (b > std::numeric_limits<std::uint64_t>::max() - total) {
-      err.fail("bytes of pair " + std::to_string(src) + " -> " + std::to_string(dst) +
-               " overflow 64 bits when adding up its lines");
+    switch (matrix.add({src, dst, b})) {
+      case TrafficMatrixBuilder::Overflow::kNone:
+        break;
+      case TrafficMatrixBuilder::Overflow::kPair:
+        err.fail("bytes of pair " + std::to_string(src) + " -> " + std::to_string(dst) +
+                 " overflow 64 bits when adding up its lines");
+      case TrafficMatrixBuilder::Overflow::kIntraRank:
+        err.fail("bytes of the self pairs (src_rank == dst_rank) overflow 64 bits when added up");
     }
-    total += b;
   }
   if (in.bad()) throw std::invalid_argument(std::string(source) + ": read error");
-  std::vector<RankFlow> out;
-  out.reserve(bytes.size());
-  for (const auto& [pair, total] : bytes) {
-    if (total > 0) out.push_back({pair.first, pair.second, total});
-  }
-  return out;
+  return matrix.finish();
 }
 
-std::vector<RankFlow> read_traffic_matrix(const std::string& path,
-                                          std::optional<std::uint32_t> ranks) {
+TrafficMatrix read_traffic_matrix(const std::string& path, std::optional<std::uint32_t> ranks) {
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot open (" + std::strerror(errno) + ")");
   return parse_traffic_matrix(in, path, ranks);
+}
+
+std::string matrix_summary(std::uint64_t pairs, const SkippedPairs& skipped) {
+  const auto count = [](std::uint64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  return count(pairs, "pair", "pairs") + ", " +
+         count(skipped.self_pairs, "self pair", "self pairs") + " skipped (" +
+         count(skipped.intra_rank_bytes, "byte", "bytes") + " intra-rank), " +
+         count(skipped.zero_pairs, "zero pair", "zero pairs") + " skipped";
 }
 
 }  // namespace ibsdn

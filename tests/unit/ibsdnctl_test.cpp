@@ -117,15 +117,16 @@ TEST(IbsdnctlCommandLine, JobStart_AllOptionsReachTheRequest) {
       Request(want));
 }
 
+// The file's self and zero pairs are not sent, their counts are: the controller reports them.
 TEST(IbsdnctlCommandLine, JobStart_MatrixFileIsReadAndNormalised) {
   const TempDir dir;
   const std::string path = dir.file("tm.txt");
-  std::ofstream(path) << "# measured\n1 0 10\n0 1 5\n1 0 20   # again\n2 3 0\n";
+  std::ofstream(path) << "# measured\n1 0 10\n0 1 5\n1 0 20   # again\n2 3 0\n1 1 64\n";
   JobStartRequest want;
   want.job = JobId(7);
   want.user = "slurm";
   want.nodes = {"n1", "n2"};
-  want.traffic = std::vector<RankFlow>{{0, 1, 5}, {1, 0, 30}};
+  want.traffic = TrafficMatrix{{{0, 1, 5}, {1, 0, 30}}, {1, 64, 1}};
   EXPECT_EQ(sent_request({"job", "start", "--job", "7", "--user", "slurm", "--nodes", "n1,n2",
                           "--matrix", path}),
             Request(want));
@@ -336,14 +337,21 @@ TEST(IbsdnctlFormat, Flows_EntryTheClientCannotParseFallsBackToItsText) {
 
 TEST(IbsdnctlFormat, Jobs_TableWithUtcStartTimes) {
   const std::vector<JobSummary> jobs = {
-      {JobId(4242), "alice", 2, "3dnn", "sdn-optimal", "halo", 56, 1714564800000, false},
-      {JobId(7), "bob", 128, "matrix", "dmodk", "", 0, 1714564801500, true},
+      {JobId(4242), "alice", 2, "3dnn", "sdn-optimal", "halo", 56, 1714564800000, false,
+       std::nullopt},
+      {JobId(7), "bob", 128, "matrix", "dmodk", "", 0, 1714564801500, true,
+       MatrixCounts{900, {3, 4096, 1}}},
+      {JobId(8), "bob", 2, "matrix", "dmodk", "", 0, 1714564801500, false, MatrixCounts{1, {}}},
   };
+  // Skipped matrix pairs are a line under the table, for the jobs that have some.
   EXPECT_EQ(
       format_jobs(jobs_response(jobs)),
       " JOB  USER   NODES  PATTERN  ALGORITHM    PHASE  ENTRIES  STARTED               DEGRADED\n"
       "4242  alice      2  3dnn     sdn-optimal  halo        56  2024-05-01T12:00:00Z  no\n"
-      "   7  bob      128  matrix   dmodk        -            0  2024-05-01T12:00:01Z  yes\n");
+      "   7  bob      128  matrix   dmodk        -            0  2024-05-01T12:00:01Z  yes\n"
+      "   8  bob        2  matrix   dmodk        -            0  2024-05-01T12:00:01Z  no\n"
+      "job 7 matrix: 900 pairs, 3 self pairs skipped (4096 bytes intra-rank), 1 zero pair "
+      "skipped\n");
   EXPECT_EQ(format_jobs(jobs_response({})),
             "JOB  USER  NODES  PATTERN  ALGORITHM  PHASE  ENTRIES  STARTED  DEGRADED\n");
 }
@@ -428,6 +436,15 @@ TEST(IbsdnctlFormat, Ready_SummarisesFlowsLoadDegradationAndTimings) {
             "warning:        l1s003: table full\n"
             "warning:        l1s004: no answer\n"
             "time:           route 0.4 ms, compile 0.125 ms, install 3.2 ms\n");
+  r.warnings.clear();
+  r.matrix = MatrixCounts{12, {0, 0, 0}};
+  EXPECT_EQ(format_ready(ready_response(r)).find("matrix:"), std::string::npos);
+  r.matrix = MatrixCounts{12, {1, 1, 30}};
+  EXPECT_NE(format_ready(ready_response(r))
+                .find("\nmatrix:         12 pairs, 1 self pair skipped (1 byte intra-rank), 30 "
+                      "zero pairs skipped\nentries:        56\n"),
+            std::string::npos)
+      << format_ready(ready_response(r));
 }
 
 TEST(IbsdnctlFormat, Pong_ShowsVersionAndProtocol) {
@@ -502,8 +519,8 @@ TEST(IbsdnctlFormat, ResponseForRequest_BareOkPrintsNothing) {
 }
 
 TEST(IbsdnctlFormat, MissingOrMistypedField_NamesItsPointer) {
-  json jobs =
-      jobs_response(std::vector<JobSummary>{{JobId(1), "u", 1, "ring", "dmodk", "", 0, 0, false}});
+  json jobs = jobs_response(
+      std::vector<JobSummary>{{JobId(1), "u", 1, "ring", "dmodk", "", 0, 0, false, std::nullopt}});
   jobs["jobs"][0].erase("user");
   try {
     format_jobs(jobs);

@@ -2,11 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 
 #include "routing/xgft.hpp"
 #include "sim_backend/job_builder.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {
 namespace {
@@ -48,6 +50,19 @@ TEST(JobBuilder, RandomSelectionIsSeededAndAllNodesMeansAll) {
   EXPECT_EQ(build_job(tree(), spec("random", 64, 3)).nodes,
             build_job(tree(), spec("linear", 64, 3)).nodes);
   EXPECT_THROW(build_job(tree(), spec("random", 65, 3)), std::invalid_argument);
+}
+
+// matrix:file=F is read for its skipped pairs too; a named pattern has none to report.
+TEST(JobBuilder, MatrixJobKeepsTheFilesSkippedPairs) {
+  const test::TempDir dir("ibsdn-job-builder");
+  const std::string path = dir.file("tm.txt");
+  std::ofstream(path) << "0 9 10\n4 4 512\n1 2 0\n";
+  JobSpec s = spec("linear", 16, 1);
+  s.pattern = "matrix:file=" + path;
+  const BuiltJob job = build_job(tree(), s);
+  EXPECT_EQ(job.rank_flows, 1u);
+  EXPECT_EQ(job.matrix_skipped, (SkippedPairs{1, 512, 1}));
+  EXPECT_EQ(build_job(tree(), spec("linear", 16, 1)).matrix_skipped, std::nullopt);
 }
 
 }  // namespace

@@ -40,7 +40,11 @@ const std::vector<std::string> kExamples = {
     R"({"v":1,"op":"quarantine"})",
     R"({"v":1,"op":"quarantine_release","job":48,"delete_entries":true})",
     R"({"v":1,"op":"quarantine_release","job":49})",
+    R"({"v":1,"op":"job_start","job":8,"user":"slurm","nodes":["n1"],"matrix":[[0,0,64],[0,1,5],[2,2,0]],"matrix_skipped":{"self_pairs":1,"intra_rank_bytes":10,"zero_pairs":4},"phases":[{"name":"io","matrix":[[1,1,7]],"matrix_skipped":{"zero_pairs":2}}]})",
+    R"({"v":1,"op":"phase","job":8,"action":"begin","name":"dump","matrix":[[3,3,1],[3,0,0]]})",
 };
+
+const std::string kStart = R"({"v":1,"op":"job_start","job":9,"user":"alice",)";
 
 TEST(Notice, JobStart_AllFields) {
   const Request r = parse_ok(kExamples[0]);
@@ -58,8 +62,8 @@ TEST(Notice, JobStart_AllFields) {
   ASSERT_EQ(s.phases.size(), 2u);
   EXPECT_EQ(s.phases[0].name, "halo");
   EXPECT_EQ(std::get<PatternSpec>(s.phases[0].traffic).k, 3);
-  EXPECT_EQ(std::get<std::vector<RankFlow>>(s.phases[1].traffic),
-            (std::vector<RankFlow>{{0, 1, 100}, {1, 0, 50}}));
+  EXPECT_EQ(std::get<TrafficMatrix>(s.phases[1].traffic),
+            (TrafficMatrix{{{0, 1, 100}, {1, 0, 50}}, {}}));
   EXPECT_EQ(s.algorithm, std::optional<std::string>("sdn-greedy"));
   EXPECT_EQ(op_name(r), "job_start");
   EXPECT_EQ(required_privilege(r), Privilege::kScheduler);
@@ -67,13 +71,63 @@ TEST(Notice, JobStart_AllFields) {
 
 TEST(Notice, JobStart_MatrixIsNormalisedLikeAMatrixFile) {
   const auto s = std::get<JobStartRequest>(parse_ok(kExamples[1]));
-  // Sorted by (src, dst), the repeated (1,0) summed, the zero pair dropped; defaults applied.
-  EXPECT_EQ(std::get<std::vector<RankFlow>>(s.traffic),
+  // Sorted by (src, dst), the repeated (1,0) summed, the zero pair skipped; defaults applied.
+  EXPECT_EQ(std::get<TrafficMatrix>(s.traffic).flows,
             (std::vector<RankFlow>{{0, 1, 5}, {1, 0, 30}}));
+  EXPECT_EQ(std::get<TrafficMatrix>(s.traffic).skipped, (SkippedPairs{0, 0, 1}));
   EXPECT_EQ(s.mapping, Mapping::kBlock);
   EXPECT_FALSE(s.uid.has_value());
   EXPECT_FALSE(s.ranks_per_node.has_value());
   EXPECT_FALSE(s.algorithm.has_value());
+}
+
+TrafficMatrix start_matrix(const std::string& fields) {
+  const auto s = std::get<JobStartRequest>(parse_ok(kStart + R"("nodes":["a"],)" + fields + "}"));
+  return std::get<TrafficMatrix>(s.traffic);
+}
+
+// Profilers list a rank's traffic to itself and, in full dumps, every pair: skipped and counted.
+TEST(Notice, Matrix_SelfAndZeroPairsAreSkippedAndCounted) {
+  const TrafficMatrix m = start_matrix(
+      R"("matrix":[[2,2,100],[0,1,5],[2,2,28],[1,0,0],[3,3,0],[0,2,0],[0,2,0],[1,2,9]])");
+  EXPECT_EQ(m.flows, (std::vector<RankFlow>{{0, 1, 5}, {1, 2, 9}}));
+  // (2,2) listed twice: one self pair of 128 bytes. (1,0), (0,2) twice and (3,3) without bytes:
+  // three zero pairs.
+  EXPECT_EQ(m.skipped, (SkippedPairs{1, 128, 3}));
+}
+
+TEST(Notice, Matrix_DuplicatesSummingToZeroAreOneZeroPair) {
+  const TrafficMatrix m = start_matrix(R"("matrix":[[0,1,0],[0,1,0],[0,1,0],[1,0,4]])");
+  EXPECT_EQ(m.flows, (std::vector<RankFlow>{{1, 0, 4}}));
+  EXPECT_EQ(m.skipped, (SkippedPairs{0, 0, 1}));
+}
+
+TEST(Notice, Matrix_AllPairsSkippedLeavesNoFlowsAndTheCounts) {
+  const TrafficMatrix m = start_matrix(R"("matrix":[[0,0,1],[1,1,2],[0,1,0]])");
+  EXPECT_TRUE(m.flows.empty());
+  EXPECT_EQ(m.skipped, (SkippedPairs{2, 3, 1}));
+}
+
+// The counts travel with the request (the state store keeps request_to_json's form): what the
+// sender says it skipped is added to what the matrix itself skips, and written back.
+TEST(Notice, MatrixSkipped_AddsToTheMatrixCountsAndRoundTrips) {
+  const TrafficMatrix m =
+      start_matrix(R"("matrix":[[0,0,64],[0,1,5],[2,2,0]],)"
+                   R"("matrix_skipped":{"self_pairs":1,"intra_rank_bytes":10,"zero_pairs":4})");
+  EXPECT_EQ(m.flows, (std::vector<RankFlow>{{0, 1, 5}}));
+  EXPECT_EQ(m.skipped, (SkippedPairs{2, 74, 5}));
+  JobStartRequest r;
+  r.job = JobId(3);
+  r.user = "u";
+  r.nodes = {"a"};
+  r.traffic = m;
+  const json j = request_to_json(r);
+  EXPECT_EQ(j["matrix"].dump(), "[[0,1,5]]");
+  EXPECT_EQ(j["matrix_skipped"].dump(), R"({"intra_rank_bytes":74,"self_pairs":2,"zero_pairs":5})");
+  EXPECT_EQ(parse_ok(j.dump()), Request(r));
+  // Nothing skipped, nothing written: the canonical form of an ordinary matrix is unchanged.
+  r.traffic = TrafficMatrix{{{0, 1, 5}}, {}};
+  EXPECT_FALSE(request_to_json(r).contains("matrix_skipped"));
 }
 
 TEST(Notice, EveryOtherRequestType) {
@@ -170,8 +224,6 @@ std::string huge_matrix_line() {
   return out + "]}";
 }
 
-const std::string kStart = R"({"v":1,"op":"job_start","job":9,"user":"alice",)";
-
 std::vector<Malformed> malformed_cases() {
   return {
       {"not json at all", ErrorCode::kParseError, "", "not JSON"},
@@ -222,8 +274,26 @@ std::vector<Malformed> malformed_cases() {
        "bytes must not be negative"},
       {kStart + R"("nodes":["a"],"matrix":[[0,1,5],[1,2]]})", ErrorCode::kInvalid, "/matrix/1",
        "[src_rank, dst_rank, bytes]"},
-      {kStart + R"("nodes":["a"],"matrix":[[3,3,5]]})", ErrorCode::kInvalid, "/matrix/0",
-       "does not send to itself"},
+      {kStart + R"("nodes":["a"],"matrix":[[3,3,18446744073709551615],[2,2,1]]})",
+       ErrorCode::kInvalid, "/matrix/1/2", "the bytes of the self pairs (src_rank == dst_rank)"},
+      {kStart + R"("nodes":["a"],"pattern":"ring","matrix_skipped":{"zero_pairs":1}})",
+       ErrorCode::kInvalid, "/matrix_skipped", "goes with matrix only"},
+      {kStart + R"("nodes":["a"],"matrix":[],"matrix_skipped":[1,0,0]})", ErrorCode::kInvalid,
+       "/matrix_skipped", "expected matrix_skipped (an object), got array"},
+      {kStart + R"("nodes":["a"],"matrix":[],"matrix_skipped":{"self":1}})", ErrorCode::kInvalid,
+       "/matrix_skipped/self", "unknown field for matrix_skipped"},
+      {kStart + R"("nodes":["a"],"matrix":[],"matrix_skipped":{"zero_pairs":-1}})",
+       ErrorCode::kInvalid, "/matrix_skipped/zero_pairs", "must not be negative"},
+      {kStart +
+           R"("nodes":["a"],"matrix":[],"matrix_skipped":{"self_pairs":2,"intra_rank_bytes":1}})",
+       ErrorCode::kInvalid, "/matrix_skipped/intra_rank_bytes", "at least self_pairs"},
+      {kStart + R"("nodes":["a"],"matrix":[],"matrix_skipped":{"intra_rank_bytes":8}})",
+       ErrorCode::kInvalid, "/matrix_skipped/intra_rank_bytes", "0 only without self pairs"},
+      {kStart +
+           R"("nodes":["a"],"matrix":[[1,0,0]],"matrix_skipped":{"zero_pairs":18446744073709551615}})",
+       ErrorCode::kInvalid, "/matrix_skipped/zero_pairs", "exceeds 2^64-1"},
+      {kStart + R"("nodes":["a"],"pattern":"ring","elephants":[[0,1],[2,2]]})", ErrorCode::kInvalid,
+       "/elephants/1", "does not send to itself"},
       {kStart + R"("nodes":["a"],"matrix":[[0,4294967296,5]]})", ErrorCode::kInvalid, "/matrix/0/1",
        "out of range 0..4294967295"},
       {kStart + R"("nodes":["a"],"matrix":[[0,1,18446744073709551615],[0,1,1]]})",
@@ -254,6 +324,8 @@ std::vector<Malformed> malformed_cases() {
        "/action", "begin or end"},
       {R"({"v":1,"op":"phase","job":1,"action":"end","name":"x","pattern":"ring"})",
        ErrorCode::kInvalid, "/pattern", "phase end takes no pattern"},
+      {R"({"v":1,"op":"phase","job":1,"action":"end","name":"x","matrix_skipped":{}})",
+       ErrorCode::kInvalid, "/matrix_skipped", "phase end takes no pattern or matrix"},
       {R"({"v":1,"op":"hint","job":1})", ErrorCode::kInvalid, "/elephants", "missing"},
       {R"({"v":1,"op":"flows","switch":"0xfffffffffffffffff"})", ErrorCode::kInvalid, "/switch",
        "1 to 16 hex digits"},
