@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -856,23 +857,48 @@ TEST(NoticeServer, LinesTheServerAnswersItself_AreServedOneATurnLikeRequests) {
 constexpr uid_t kNobody = 65534;
 constexpr gid_t kNogroup = 65534;
 
+// The number of threads of this process (from /proc/self/status).
+int thread_count() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
 // A child process running `body` as another uid, with group nogroup (which owns the test's
 // socket). body's result comes back through report(); the connections it opened (leaked on
 // purpose) stay open until release() lets the child exit.
+//
+// The child is forked when the AsUser is constructed, which must be before the server starts
+// its threads: a child forked while another thread holds a lock (AddressSanitizer's allocator
+// has no fork handler in this toolchain) deadlocks on its first allocation. It waits until
+// start() and only then runs body.
 class AsUser {
  public:
-  AsUser(uid_t uid, const std::function<std::string()>& body) {
+  AsUser(uid_t uid, std::function<std::string()> body) {
+    if (thread_count() != 1) {
+      throw std::logic_error("AsUser must fork before the server starts its threads");
+    }
     int report[2];
-    int hold[2];
+    int go[2];
     if (::pipe(report) != 0) throw std::runtime_error("pipe failed");
-    if (::pipe(hold) != 0) throw std::runtime_error("pipe failed");
+    if (::pipe(go) != 0) throw std::runtime_error("pipe failed");
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
+      ::close(report[0]);
+      ::close(go[1]);
+      // A start byte runs body; end of file (release() without start()) only exits.
+      char byte;
+      ssize_t n;
+      while ((n = ::read(go[0], &byte, 1)) < 0 && errno == EINTR) {
+      }
+      if (n != 1) ::_exit(0);
       // Only the two pipes: a copy of the server's descriptors (the parent's test runs it) would
       // keep connections the server closes open.
-      const int lo = std::min(report[1], hold[0]);
-      const int hi = std::max(report[1], hold[0]);
+      const int lo = std::min(report[1], go[0]);
+      const int hi = std::max(report[1], go[0]);
       ::close_range(3, lo - 1, 0);
       ::close_range(lo + 1, hi - 1, 0);
       ::close_range(hi + 1, ~0U, 0);
@@ -887,29 +913,36 @@ class AsUser {
         }
       }
       for (std::string_view rest = out; !rest.empty();) {
-        const ssize_t n = ::write(report[1], rest.data(), rest.size());
-        if (n <= 0) break;
-        rest.remove_prefix(static_cast<std::size_t>(n));
+        const ssize_t written = ::write(report[1], rest.data(), rest.size());
+        if (written <= 0) break;
+        rest.remove_prefix(static_cast<std::size_t>(written));
       }
       ::close(report[1]);
-      char byte;
-      while (::read(hold[0], &byte, 1) < 0 && errno == EINTR) {
+      // Holds its connections until release() closes the other end.
+      while (::read(go[0], &byte, 1) < 0 && errno == EINTR) {
       }
       ::_exit(0);
     }
     ::close(report[1]);
-    ::close(hold[0]);
+    ::close(go[0]);
     report_fd_ = report[0];
-    hold_fd_ = hold[1];
+    go_fd_ = go[1];
   }
   AsUser(const AsUser&) = delete;
   AsUser& operator=(const AsUser&) = delete;
   ~AsUser() { release(); }
 
-  /// What body returned (waits for it).
+  /// Lets the child run body.
+  void start() {
+    const char byte = 1;
+    if (go_fd_ < 0 || ::write(go_fd_, &byte, 1) != 1) throw std::runtime_error("start failed");
+  }
+
+  /// What body returned (waits for it; a body that has not finished within a minute counts as
+  /// empty, so a stuck child fails the test instead of hanging it).
   std::string report() {
     std::string out;
-    const auto deadline = std::chrono::steady_clock::now() + 4 * kWait;
+    const auto deadline = std::chrono::steady_clock::now() + 12 * kWait;
     while (report_fd_ >= 0 && std::chrono::steady_clock::now() < deadline) {
       pollfd p{report_fd_, POLLIN, 0};
       if (::poll(&p, 1, 100) <= 0) continue;
@@ -922,16 +955,27 @@ class AsUser {
     return out;
   }
 
-  /// Lets the child exit (closing its connections) and reaps it.
+  /// Lets the child exit (closing its connections) and reaps it; one that does not exit within
+  /// kWait is killed.
   void release() {
-    if (hold_fd_ >= 0) ::close(hold_fd_);
-    hold_fd_ = -1;
+    if (go_fd_ >= 0) ::close(go_fd_);
+    go_fd_ = -1;
     if (report_fd_ >= 0) ::close(report_fd_);
     report_fd_ = -1;
-    if (pid_ > 0) {
-      int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    if (pid_ <= 0) return;
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    for (;;) {
+      const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+      if (done < 0 && errno == EINTR) continue;
+      if (done != 0) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::kill(pid_, SIGKILL);
+        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+        break;
       }
+      std::this_thread::sleep_for(10ms);
     }
     pid_ = -1;
   }
@@ -939,7 +983,7 @@ class AsUser {
  private:
   pid_t pid_ = -1;
   int report_fd_ = -1;
-  int hold_fd_ = -1;
+  int go_fd_ = -1;
 };
 
 // Opens `count` connections and pings on each: "accepted N" and every distinct refusal as
@@ -989,13 +1033,6 @@ bool can_switch_users() {
 TEST(NoticeServer, OneUsersConnectionsBeyondItsLimit_AreRefusedBusyNamingTheLimit) {
   if (!can_switch_users()) GTEST_SKIP() << "needs root (to connect as other users) and nogroup";
   SharedSocket shared;
-  LogSink logs;
-  NoticeServer::Settings settings = shared.settings();
-  settings.max_connections = 16;
-  settings.max_connections_per_uid = 3;
-  settings.reserved_for_scheduler = 2;
-  NoticeServer server(settings, pong_handler(), logs.log());
-
   AsUser nobody(kNobody, [&] {
     std::vector<Client*> held;
     std::string out = open_and_ping(shared.path, 4, &held);
@@ -1005,12 +1042,21 @@ TEST(NoticeServer, OneUsersConnectionsBeyondItsLimit_AreRefusedBusyNamingTheLimi
     for (Client* c : held) out += c->send(kPing) && is_pong(c->read_json()) ? "\npong" : "\nlost";
     return out;
   });
+  AsUser other(60'001, [&] { return open_and_ping(shared.path, 3); });
+  LogSink logs;
+  NoticeServer::Settings settings = shared.settings();
+  settings.max_connections = 16;
+  settings.max_connections_per_uid = 3;
+  settings.reserved_for_scheduler = 2;
+  NoticeServer server(settings, pong_handler(), logs.log());
+
+  nobody.start();
   EXPECT_EQ(nobody.report(),
             "accepted 3\n"
             "busy: uid 65534 holds 3 connections, the per-uid limit is 3\n"
             "again: busy\npong\npong\npong");
   // Another user, and root, are not affected.
-  AsUser other(60'001, [&] { return open_and_ping(shared.path, 3); });
+  other.start();
   EXPECT_EQ(other.report(), "accepted 3");
   Client root(shared.path);
   ASSERT_TRUE(root.send(kPing));
@@ -1025,22 +1071,28 @@ TEST(NoticeServer, OneUsersConnectionsBeyondItsLimit_AreRefusedBusyNamingTheLimi
 TEST(NoticeServer, SixtyFourConnectionsOfOtherUsers_CannotLockRootOrTheSchedulerOut) {
   if (!can_switch_users()) GTEST_SKIP() << "needs root (to connect as other users) and nogroup";
   SharedSocket shared;
-  NoticeServer::Settings settings = shared.settings();  // 64 connections, 8 per uid, 8 reserved
   constexpr uid_t kScheduler = 60'100;
+  AsUser nobody(kNobody, [&] { return open_and_ping(shared.path, 64); });
+  std::vector<std::unique_ptr<AsUser>> others;
+  for (uid_t uid = 60'001; uid <= 60'006; ++uid) {
+    others.push_back(std::make_unique<AsUser>(uid, [&] { return open_and_ping(shared.path, 8); }));
+  }
+  AsUser late(60'007, [&] { return open_and_ping(shared.path, 1); });
+  AsUser scheduler(kScheduler, [&] { return open_and_ping(shared.path, 7); });
+  NoticeServer::Settings settings = shared.settings();  // 64 connections, 8 per uid, 8 reserved
   settings.scheduler_uid = kScheduler;
   NoticeServer server(settings, pong_handler(), nullptr);
 
-  AsUser nobody(kNobody, [&] { return open_and_ping(shared.path, 64); });
+  nobody.start();
   EXPECT_EQ(nobody.report(),
             "accepted 8\n"
             "busy: uid 65534 holds 8 connections, the per-uid limit is 8");
   // Six more users fill what is left to users other than root and the scheduler (56).
-  std::vector<std::unique_ptr<AsUser>> others;
-  for (uid_t uid = 60'001; uid <= 60'006; ++uid) {
-    others.push_back(std::make_unique<AsUser>(uid, [&] { return open_and_ping(shared.path, 8); }));
-    EXPECT_EQ(others.back()->report(), "accepted 8") << uid;
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    others[i]->start();
+    EXPECT_EQ(others[i]->report(), "accepted 8") << "uid " << 60'001 + i;
   }
-  AsUser late(60'007, [&] { return open_and_ping(shared.path, 1); });
+  late.start();
   EXPECT_EQ(late.report(),
             "accepted 0\n"
             "busy: too many connections (the others are reserved for root and the scheduler)");
@@ -1049,7 +1101,7 @@ TEST(NoticeServer, SixtyFourConnectionsOfOtherUsers_CannotLockRootOrTheScheduler
   Client root(shared.path);
   ASSERT_TRUE(root.send(kPing));
   EXPECT_TRUE(is_pong(root.read_json()));
-  AsUser scheduler(kScheduler, [&] { return open_and_ping(shared.path, 7); });
+  scheduler.start();
   EXPECT_EQ(scheduler.report(), "accepted 7");
   // Every slot is taken now; root's next one is refused like any other beyond max_connections.
   Client beyond(shared.path);
@@ -1062,9 +1114,6 @@ TEST(NoticeServer, IdleConnectionsOfOtherUsers_AreClosedSoonerThanRootsAndTheSch
   NoticeServer::Settings settings = shared.settings();
   settings.idle_timeout = 200ms;
   settings.scheduler_idle_timeout = 60s;
-  NoticeServer server(settings, pong_handler(), nullptr);
-
-  Client root(shared.path);
   AsUser nobody(kNobody, [&] {
     Client idle(shared.path);
     const auto start = std::chrono::steady_clock::now();
@@ -1073,6 +1122,10 @@ TEST(NoticeServer, IdleConnectionsOfOtherUsers_AreClosedSoonerThanRootsAndTheSch
         std::chrono::steady_clock::now() - start);
     return std::string(took >= 150ms ? "closed after the idle timeout" : "closed too early");
   });
+  NoticeServer server(settings, pong_handler(), nullptr);
+
+  Client root(shared.path);
+  nobody.start();
   EXPECT_EQ(nobody.report(), "closed after the idle timeout");
   // Root's connection, idle as long, is still served.
   ASSERT_TRUE(root.send(kPing));
