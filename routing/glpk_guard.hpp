@@ -1,0 +1,33 @@
+// Calling GLPK inside a long-lived process (opensm, the controller): silently, and without ever
+// aborting it.
+//
+// What Debian 12's GLPK 5.0 does, read from its sources (src/env/error.c, stdout.c, tls.c) and
+// checked against the installed library:
+// - Terminal output goes to stdout unless glp_term_out(GLP_OFF) or a terminal hook that returns
+//   non-zero intercepts it; both are settings of the calling thread's environment.
+// - On an internal error (glp_error: an argument out of range, out of memory, a failed assertion)
+//   GLPK turns terminal output back on, prints the message, calls the hook installed by
+//   glp_error_hook if any, and then calls abort(). The only way to survive is to leave the hook
+//   by longjmp and then call glp_free_env(), which frees everything GLPK allocated in that
+//   environment (its documented recovery).
+// - The environment is thread-local: Debian builds it with TLS (glp_config("TLS") is
+//   "_Thread_local"), so threads using their own problem objects do not interfere. A GLPK built
+//   without TLS has one environment for the process; calls are then serialised here.
+#pragma once
+
+#include <string>
+
+namespace ibsdn {
+
+/// Runs `body(ctx)` with GLPK's terminal output swallowed and its internal errors turned into a
+/// returned message: empty when `body` returned normally, otherwise what GLPK reported (e.g.
+/// "glp_set_col_bnds: j = 5; column number out of range").
+///
+/// `body` must be written like C: on a GLPK error it is left by longjmp, so no object with a
+/// non-trivial destructor may live in its frame, and what it wants to keep it writes through
+/// `ctx`. Whatever GLPK allocated in this thread is freed before glpk_guarded() returns, on both
+/// paths (glp_free_env): `body` need not delete its problem objects, and nothing else in the
+/// thread may hold GLPK objects across the call. Calls do not nest.
+std::string glpk_guarded(void (*body)(void* ctx), void* ctx);
+
+}  // namespace ibsdn
