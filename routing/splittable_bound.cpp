@@ -19,6 +19,7 @@ namespace {
 
 constexpr double kBitsPerByte = 8.0;
 constexpr double kBitsPerGigabit = 1e9;
+constexpr std::uint32_t kFar = std::numeric_limits<std::uint32_t>::max();  // hop count
 
 struct Demand {
   NodeIdx src;
@@ -328,6 +329,34 @@ LpBound splittable_lp_bound(const Fabric& f, std::span<const Flow> flows, const 
     out.why_not = "out of memory while building the splittable LP";
   }
   return out;
+}
+
+LinkFilter shortest_path_filter(const Fabric& f) {
+  struct Distances {
+    NodeIdx dst;
+    std::vector<std::uint32_t> hops;  // toward dst; kFar where it cannot be reached
+  };
+  auto cache = std::make_shared<Distances>();
+  return [&f, cache](NodeIdx dst, LinkId l) {
+    Distances& d = *cache;
+    if (d.dst != dst) {
+      d.dst = dst;
+      d.hops.assign(f.num_nodes(), kFar);
+      d.hops[dst.value()] = 0;
+      std::vector<NodeIdx> queue{dst};
+      for (std::size_t head = 0; head < queue.size(); ++head) {
+        const NodeIdx n = queue[head];
+        if (n != dst && f.node(n).is_hca()) continue;  // HCAs are not transit
+        for (const Port& p : f.node(n).ports) {
+          if (!p.connected() || d.hops[p.peer.value()] != kFar) continue;
+          d.hops[p.peer.value()] = d.hops[n.value()] + 1;
+          queue.push_back(p.peer);
+        }
+      }
+    }
+    const Link& k = f.link(l);
+    return d.hops[k.to.value()] != kFar && d.hops[k.from.value()] == d.hops[k.to.value()] + 1;
+  };
 }
 
 double max_link_seconds(const Fabric& f, std::span<const Flow> flows, std::span<const Path> paths) {

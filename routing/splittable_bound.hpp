@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -48,6 +49,13 @@ struct LpBound {
 /// deadline passes (or is cancelled), or GLPK fails. Never throws for those; never prints.
 LpBound splittable_lp_bound(const Fabric& f, std::span<const Flow> flows, const LinkFilter& allowed,
                             const LpLimits& lim);
+
+/// Allows, for each destination, the links on its shortest paths (by hop count, never through
+/// another HCA): the paths every fat-tree algorithm here takes (minimal up*/down* on an XGFT).
+/// The LP over them bounds only such routings, from higher up than over every link, and is much
+/// smaller: detours count as reachable otherwise. Keeps one destination's distances at a time
+/// (the LP asks destination by destination); `f` must outlive it; not for concurrent use.
+LinkFilter shortest_path_filter(const Fabric& f);
 
 /// The maximum link utilisation of a single-path routing: max over links of seconds(l), with
 /// each flow's bytes on every link of its path (paths[i] belongs to flows[i]; throws

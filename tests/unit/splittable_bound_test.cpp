@@ -176,6 +176,46 @@ TEST(SplittableBound, FilterPerDestination_AppliesToThatCommodityOnly) {
   EXPECT_LT(filtered.variables, free.variables);
 }
 
+TEST(SplittableBound, ShortestPathFilter_ForbidsTheDetourThatSplitsTheLoad) {
+  // a on s1, b on s2; s1 - s2 directly, and s1 - s3 - s2 around. Over every link half the bytes
+  // take the detour; on shortest paths all of them cross the direct cable.
+  Fabric f;
+  const NodeIdx a = f.add_node(NodeKind::kHca, "a", 1);
+  const NodeIdx b = f.add_node(NodeKind::kHca, "b", 1);
+  const NodeIdx s1 = f.add_node(NodeKind::kSwitch, "s1", 3);
+  const NodeIdx s2 = f.add_node(NodeKind::kSwitch, "s2", 3);
+  const NodeIdx s3 = f.add_node(NodeKind::kSwitch, "s3", 2);
+  f.connect(a, PortNum(1), s1, PortNum(1), 400);
+  f.connect(b, PortNum(1), s2, PortNum(1), 400);
+  f.connect(s1, PortNum(2), s2, PortNum(2), 100);
+  f.connect(s1, PortNum(3), s3, PortNum(1), 100);
+  f.connect(s3, PortNum(2), s2, PortNum(3), 100);
+  const std::vector<Flow> flows{flow(a, b, 1 * kGB)};
+  const LpBound any = bound(f, flows);
+  const LpBound shortest = bound(f, flows, shortest_path_filter(f));
+  ASSERT_TRUE(any.computed && shortest.computed) << any.why_not << shortest.why_not;
+  EXPECT_NEAR(any.seconds, secs(0.5 * kGB, 100), 1e-12);
+  EXPECT_NEAR(shortest.seconds, secs(1 * kGB, 100), 1e-12);
+  EXPECT_EQ(shortest.variables, 4u);  // a -> s1 -> s2 -> b, and T
+}
+
+TEST(SplittableBound, ShortestPathFilterOnAnXgft_KeepsTheBoundAndShrinksTheLp) {
+  // All-to-all on XGFT(2;4,4;1,2): detours through other leaves never help, so the bound is the
+  // same 24 B per up link, from a smaller LP.
+  const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,2"), 1, 100);
+  std::vector<Flow> flows;
+  for (NodeIdx s : f.hcas()) {
+    for (NodeIdx d : f.hcas()) {
+      if (s != d) flows.push_back(flow(s, d, 1e6));
+    }
+  }
+  const LpBound any = bound(f, flows);
+  const LpBound shortest = bound(f, flows, shortest_path_filter(f));
+  ASSERT_TRUE(any.computed && shortest.computed) << any.why_not << shortest.why_not;
+  EXPECT_NEAR(shortest.seconds / any.seconds, 1.0, 1e-9);
+  EXPECT_LT(shortest.variables, any.variables);  // no link down toward another leaf
+}
+
 TEST(SplittableBound, SourceCutOffByTheFilter_NamesTheSourceAndDestination) {
   const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,2"), 1, 100);
   const NodeIdx s = f.hcas()[0], d = f.hcas()[5];
@@ -335,10 +375,13 @@ TEST_P(SplittableBoundBelowRouting, OnRandomVolumesOnSmallXgfts) {
     for (int round = 0; round < 6; ++round) {
       const std::vector<Flow> flows = random_flows(f, 10 + 8 * round, rng);
       const LpBound lp = bound(f, flows);
-      ASSERT_TRUE(lp.computed) << lp.why_not;
+      const LpBound shortest = bound(f, flows, shortest_path_filter(f));
+      ASSERT_TRUE(lp.computed && shortest.computed) << lp.why_not << shortest.why_not;
       EXPECT_GE(lp.seconds, host_link_seconds(f, flows) * (1 - 1e-9)) << params;
+      EXPECT_GE(shortest.seconds, lp.seconds * (1 - 1e-9)) << params;
+      // Every fat-tree algorithm routes on shortest paths: both bounds hold for it.
       const std::vector<Path> paths = alg->route(RouteRequest{f, flows});
-      EXPECT_GE(max_link_seconds(f, flows, paths), lp.seconds * (1 - 1e-9))
+      EXPECT_GE(max_link_seconds(f, flows, paths), shortest.seconds * (1 - 1e-9))
           << params << " round " << round;
       ++routed;
     }
