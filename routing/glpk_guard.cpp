@@ -63,21 +63,36 @@ std::unique_lock<std::mutex> serialise_if_shared() {
 
 }  // namespace
 
-std::string glpk_guarded(void (*body)(void* ctx), void* ctx) {
-  const std::unique_lock<std::mutex> lock = serialise_if_shared();
+GlpkSession::GlpkSession() : lock_(serialise_if_shared()) {
   GuardState& st = t_state;
-  assert(!st.active && "glpk_guarded calls do not nest");
+  assert(!st.active && "GLPK sessions do not nest");
   st.active = true;
-  st.used = 0;
-  st.message[0] = '\0';
   glp_term_out(GLP_OFF);
   glp_term_hook(&swallow_output, &st);
   glp_error_hook(&leave_on_error, &st);
-  const bool completed = run_body(st, body, ctx);
+}
+
+GlpkSession::~GlpkSession() {
   // Also removes the hooks: the next GLPK call in this thread starts from a fresh environment.
   glp_free_env();
-  st.active = false;
-  return completed ? std::string() : one_line(st.message);
+  t_state.active = false;
+}
+
+std::string GlpkSession::run(void (*body)(void* ctx), void* ctx) {
+  if (!error_.empty()) return error_;
+  GuardState& st = t_state;
+  st.used = 0;
+  st.message[0] = '\0';
+  if (!run_body(st, body, ctx)) {
+    glp_free_env();  // GLPK's recovery after an error; frees every object of the session
+    error_ = one_line(st.message);
+  }
+  return error_;
+}
+
+std::string glpk_guarded(void (*body)(void* ctx), void* ctx) {
+  GlpkSession session;
+  return session.run(body, ctx);
 }
 
 }  // namespace ibsdn

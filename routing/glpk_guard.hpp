@@ -15,19 +15,35 @@
 //   without TLS has one environment for the process; calls are then serialised here.
 #pragma once
 
+#include <mutex>
 #include <string>
 
 namespace ibsdn {
 
-/// Runs `body(ctx)` with GLPK's terminal output swallowed and its internal errors turned into a
-/// returned message: empty when `body` returned normally, otherwise what GLPK reported (e.g.
-/// "glp_set_col_bnds: j = 5; column number out of range").
-///
-/// `body` must be written like C: on a GLPK error it is left by longjmp, so no object with a
-/// non-trivial destructor may live in its frame, and what it wants to keep it writes through
-/// `ctx`. Whatever GLPK allocated in this thread is freed before glpk_guarded() returns, on both
-/// paths (glp_free_env): `body` need not delete its problem objects, and nothing else in the
-/// thread may hold GLPK objects across the call. Calls do not nest.
+/// GLPK for one piece of work in this thread: output silenced, internal errors turned into
+/// messages. Problem objects live from one run() to the next; whatever GLPK allocated in this
+/// thread is freed when the session ends (glp_free_env), so nothing else in the thread may hold
+/// GLPK objects across a session. Sessions do not nest.
+class GlpkSession {
+ public:
+  GlpkSession();
+  ~GlpkSession();
+  GlpkSession(const GlpkSession&) = delete;
+  GlpkSession& operator=(const GlpkSession&) = delete;
+
+  /// Runs `body(ctx)`: empty when it returned normally, otherwise what GLPK reported (e.g.
+  /// "glp_set_col_bnds: j = 5; column number out of range ..."). `body` must be written like C:
+  /// on a GLPK error it is left by longjmp, so no object with a non-trivial destructor may live
+  /// in its frame, and what it wants to keep it writes through `ctx`. After an error every GLPK
+  /// object of the session is gone, and later calls return the same message without running.
+  std::string run(void (*body)(void* ctx), void* ctx);
+
+ private:
+  std::unique_lock<std::mutex> lock_;  // held only when GLPK has one environment per process
+  std::string error_;
+};
+
+/// A session of one run(): `body` need not delete its problem objects.
 std::string glpk_guarded(void (*body)(void* ctx), void* ctx);
 
 }  // namespace ibsdn
