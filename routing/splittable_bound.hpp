@@ -22,6 +22,11 @@
 
 namespace ibsdn {
 
+/// seconds(l) for `bytes` on a link of `gbps` Gb/s: the one conversion every figure here uses.
+inline double link_seconds(double bytes, double gbps) {
+  return bytes * 8 / (gbps * 1e9);
+}
+
 struct LpLimits {
   /// Above this many LP columns (x per commodity and link, plus T) no LP is built.
   std::size_t max_variables = 2'000'000;
@@ -36,12 +41,17 @@ struct LpBound {
   bool computed = false;
   double seconds = 0;   // the bound: the smallest achievable max over links of seconds(l)
   std::string why_not;  // when !computed: what stopped it, e.g. "LP would have N variables, ..."
-  std::size_t variables = 0, constraints = 0;
+  std::size_t variables = 0, constraints = 0;  // of the full LP (T included)
+  /// Columns GLPK was given (routing/splittable_lp.hpp adds them as they pay) and solves.
+  std::size_t solved_columns = 0;
+  int rounds = 0;
 };
 
 /// The fractional multicommodity optimum of `flows` on `f`. One commodity per destination HCA
 /// (demand: the bytes of each source), conservation at every node a commodity can use, one
 /// variable T; minimise T subject to, per directed link, sum_c x_{c,l} * 8 / (gbps_l * 1e9) <= T.
+/// GLPK's simplex solves it by column generation (routing/splittable_lp.hpp); the value returned
+/// is the dual bound that proves the optimum, so it is a lower bound whatever the rounding.
 /// Flow never passes through an HCA; links with no capacity carry nothing. Flows with 0 bytes
 /// or src == dst contribute nothing; with no bytes at all the bound is 0 without an LP.
 /// Returns computed = false with why_not when a flow's endpoint is not an HCA of `f`, a source

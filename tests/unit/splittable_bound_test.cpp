@@ -20,7 +20,7 @@ namespace {
 
 constexpr double kGB = 1e9;  // bytes
 
-/// seconds(l) for `bytes` on a link of `gbps`: the unit every expectation below is written in.
+/// seconds(l) written out, not through link_seconds(): the unit every expectation below uses.
 double secs(double bytes, double gbps) {
   return bytes * 8 / (gbps * 1e9);
 }
@@ -197,6 +197,9 @@ TEST(SplittableBound, ShortestPathFilter_ForbidsTheDetourThatSplitsTheLoad) {
   EXPECT_NEAR(any.seconds, secs(0.5 * kGB, 100), 1e-12);
   EXPECT_NEAR(shortest.seconds, secs(1 * kGB, 100), 1e-12);
   EXPECT_EQ(shortest.variables, 4u);  // a -> s1 -> s2 -> b, and T
+  // The LP starts on shortest paths; pricing had to bring the detour in.
+  EXPECT_GT(any.rounds, 1);
+  EXPECT_EQ(shortest.rounds, 1);
 }
 
 TEST(SplittableBound, ShortestPathFilterOnAnXgft_KeepsTheBoundAndShrinksTheLp) {
@@ -214,6 +217,9 @@ TEST(SplittableBound, ShortestPathFilterOnAnXgft_KeepsTheBoundAndShrinksTheLp) {
   ASSERT_TRUE(any.computed && shortest.computed) << any.why_not << shortest.why_not;
   EXPECT_NEAR(shortest.seconds / any.seconds, 1.0, 1e-9);
   EXPECT_LT(shortest.variables, any.variables);  // no link down toward another leaf
+  // Over every link, the detours were priced out without being handed to GLPK.
+  EXPECT_EQ(any.rounds, 1);
+  EXPECT_EQ(any.solved_columns, shortest.solved_columns);
 }
 
 TEST(SplittableBound, SourceCutOffByTheFilter_NamesTheSourceAndDestination) {
