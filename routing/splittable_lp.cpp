@@ -115,7 +115,8 @@ class ColumnGeneration {
         length_(f.num_links(), 0.0),
         dist_(f.num_nodes(), kInfinite),
         pred_(f.num_nodes()),
-        hops_(f.num_nodes(), 0) {
+        hops_(f.num_nodes(), 0),
+        reached_(f.num_nodes(), 0) {
     for (const Commodity& c : cs_) {
       for (const Demand& d : c.sources) max_bytes_ = std::max(max_bytes_, d.bytes);
       for (LinkId l : c.links) max_gbps_ = std::max(max_gbps_, f.link(l).gbps);
@@ -152,7 +153,7 @@ class ColumnGeneration {
     return link_seconds(static_cast<double>(max_bytes_), max_gbps_);
   }
 
-  /// Queues every commodity's links on its shortest paths (by hops) to its destination, or all.
+  /// Queues every commodity's links on its sources' shortest paths (by hops), or all of them.
   void queue_first_columns(FirstColumns first) {
     for (std::size_t k = 0; k < cs_.size(); ++k) {
       select(k);
@@ -173,9 +174,22 @@ class ColumnGeneration {
           queue.push_back(p.peer);
         }
       }
-      for (std::size_t i = 0; i < c.links.size(); ++i) {
-        const Link& l = f_.link(c.links[i]);
-        if (hops_[l.from.value()] == hops_[l.to.value()] + 1) queue_column(k, i);
+      // Then, from the sources, the links one hop closer each: the shortest paths they have.
+      queue.clear();
+      for (const Demand& d : c.sources) {
+        reached_[d.src.value()] = stamp_;
+        queue.push_back(d.src);
+      }
+      for (std::size_t head = 0; head < queue.size(); ++head) {
+        const NodeIdx n = queue[head];
+        for (const Port& p : f_.node(n).ports) {
+          if (!p.connected() || !in_commodity(p.out)) continue;
+          if (hops_[n.value()] != hops_[p.peer.value()] + 1) continue;
+          queue_column(k, link_pos_[p.out.value()]);
+          if (reached_[p.peer.value()] == stamp_) continue;
+          reached_[p.peer.value()] = stamp_;
+          queue.push_back(p.peer);
+        }
       }
     }
   }
@@ -295,6 +309,7 @@ class ColumnGeneration {
   std::vector<double> dist_;              // per node, toward the selected destination
   std::vector<LinkId> pred_;              // per node: the first link of that shortest path
   std::vector<std::uint32_t> hops_;       // per node, toward the selected destination
+  std::vector<std::uint32_t> reached_;    // == stamp_: on a source's shortest path
   GlpkStep step_;
 };
 
