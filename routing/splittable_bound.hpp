@@ -6,8 +6,8 @@
 // allowed links can have a smaller maximum over the links than the LP's optimum, because every
 // such routing is a feasible point of the LP.
 //
-// This file is its own library, ibsdn_lp, so that only the programs that want the bound link
-// GLPK (routing/CMakeLists.txt).
+// With splittable_commodities.*, splittable_lp.* and glpk_guard.* it is a library of its own,
+// ibsdn_lp, so that only the programs that want the bound link GLPK (routing/CMakeLists.txt).
 #pragma once
 
 #include <cstddef>
@@ -30,7 +30,7 @@ inline double link_seconds(double bytes, double gbps) {
 struct LpLimits {
   /// Above this many LP columns (x per commodity and link, plus T) no LP is built.
   std::size_t max_variables = 2'000'000;
-  /// Checked between commodities while the LP is built; what is left becomes GLPK's time limit.
+  /// Checked between commodities and between solves; what is left is GLPK's time limit.
   Deadline deadline{};
 };
 
@@ -42,7 +42,7 @@ struct LpBound {
   double seconds = 0;   // the bound: the smallest achievable max over links of seconds(l)
   std::string why_not;  // when !computed: what stopped it, e.g. "LP would have N variables, ..."
   std::size_t variables = 0, constraints = 0;  // of the full LP (T included)
-  /// Columns GLPK was given (routing/splittable_lp.hpp adds them as they pay) and solves.
+  /// Columns GLPK was given (routing/splittable_lp.hpp adds them as they pay), and its solves.
   std::size_t solved_columns = 0;
   int rounds = 0;
 };
@@ -62,9 +62,10 @@ LpBound splittable_lp_bound(const Fabric& f, std::span<const Flow> flows, const 
 
 /// Allows, for each destination, the links on its shortest paths (by hop count, never through
 /// another HCA): the paths every fat-tree algorithm here takes (minimal up*/down* on an XGFT).
-/// The LP over them bounds only such routings, from higher up than over every link, and is much
-/// smaller: detours count as reachable otherwise. Keeps one destination's distances at a time
-/// (the LP asks destination by destination); `f` must outlive it; not for concurrent use.
+/// The LP over them bounds only such routings, never lower than over every link, and its full
+/// size (what max_variables limits) leaves out the detours that pruning by reachability keeps.
+/// Keeps one destination's distances at a time (the LP asks destination by destination); `f`
+/// must outlive it; not for concurrent use.
 LinkFilter shortest_path_filter(const Fabric& f);
 
 /// The maximum link utilisation of a single-path routing: max over links of seconds(l), with
