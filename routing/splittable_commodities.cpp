@@ -44,9 +44,9 @@ std::string collect_commodities(const Fabric& f, std::span<const Flow> flows,
   return {};
 }
 
-CommodityPruner::CommodityPruner(const Fabric& f, const LinkFilter& allowed)
+CommodityPruner::CommodityPruner(const Fabric& f, LinkFilter allowed)
     : f_(f),
-      allowed_(allowed),
+      allowed_(std::move(allowed)),
       source_(f.num_nodes(), 0),
       forward_(f.num_nodes(), 0),
       backward_(f.num_nodes(), 0),

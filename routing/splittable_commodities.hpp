@@ -39,7 +39,7 @@ std::string collect_commodities(const Fabric& f, std::span<const Flow> flows,
 /// are stamped per commodity so that nothing is cleared between them.
 class CommodityPruner {
  public:
-  CommodityPruner(const Fabric& f, const LinkFilter& allowed);
+  CommodityPruner(const Fabric& f, LinkFilter allowed);
   /// Fills c.nodes and c.links; empty, or which source cannot reach the destination.
   std::string prune(Commodity& c);
 
@@ -48,7 +48,7 @@ class CommodityPruner {
   void search(const Commodity& c, std::vector<std::uint32_t>& mark, bool forward);
 
   const Fabric& f_;
-  const LinkFilter& allowed_;
+  LinkFilter allowed_;  // a copy: callers pass temporaries such as nullptr
   std::uint32_t stamp_ = 0;
   std::vector<std::uint32_t> source_, forward_, backward_, checked_;
   std::vector<bool> usable_;
