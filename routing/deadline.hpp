@@ -3,9 +3,11 @@
 // deadline passes or the owner cancels (opensm shuts down), the next check throws.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -44,6 +46,13 @@ class Deadline {
   /// iteration would cost more than the work of the cheapest loops.
   void check_every(std::uint64_t i, std::string_view where) const {
     if ((i & 0xFFu) == 0) check(where);
+  }
+  /// Time left: nullopt when it never expires, zero once it has passed or was cancelled. For
+  /// solvers that take a time limit instead of checking in a loop of ours (GLPK's tm_lim).
+  [[nodiscard]] std::optional<Clock::duration> remaining() const {
+    if (!bounded_) return std::nullopt;
+    if (cancelled()) return Clock::duration::zero();
+    return std::max(at_ - Clock::now(), Clock::duration::zero());
   }
   [[nodiscard]] bool cancelled() const {
     return cancel_ != nullptr && cancel_->load(std::memory_order_relaxed);

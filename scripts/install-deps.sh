@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libboost-dev libsqlite3-dev sqlite3
+  nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libboost-dev libsqlite3-dev sqlite3 libglpk-dev
   opensm libopensm-dev libibumad-dev libibmad-dev infiniband-diags ibsim-utils
 )
 
