@@ -15,8 +15,10 @@
 namespace ibsdn {
 namespace {
 
-// Ruin-and-recreate attempts while the maximum is above the single-path bound.
-constexpr std::size_t kRestarts = 24;
+// Ruin-and-recreate attempts while the maximum is above the single-path bound (most cases reach
+// it without any; a stalled one may need a hundred, each a fraction of a millisecond per 1000
+// flows).
+constexpr std::size_t kRestarts = 200;
 
 class SdnVolume final : public FatTreeRoutingAlgorithm {
  public:

@@ -12,9 +12,9 @@
 //    first one flow that crosses all the blocking links, the same way, up to three flows deep (an
 //    ejection chain): where the links at the maximum each need exactly k flows of nearly equal
 //    volume (a stencil's heavy faces on a tapered tree's pod links), no single move helps. Stop
-//    when no flow on the hottest links can move, at `target`, after `max_rounds`, or at the
-//    deadline (DeadlineExceeded). Every move lowers the number of links at the maximum or the
-//    maximum itself, so the rounds end.
+//    when no flow on the hottest links can move, within 0.5% of `target`, after `max_rounds`, or
+//    at the deadline (DeadlineExceeded). Every move lowers the number of links at the maximum or
+//    the maximum itself, so the rounds end.
 // 4. Ruin and recreate (optional): lift the flows near the maximum and a random sixteenth of the
 //    others, insert them again, improve as in 3; keep the result if its maximum is lower. Up to
 //    `restarts` times, while the maximum is above `target`.
@@ -38,9 +38,9 @@ struct VolumeRoutingInput {
   /// (in `order`, on top of the given paths), so a start may fix only some flows.
   std::vector<std::vector<Path>> starts;
   std::size_t max_rounds = 2000;
-  /// Rip-up and re-route stops at `target` (e.g. a lower bound in these units: below it nothing
-  /// counts); ruin and recreate runs at most `restarts` times while the maximum is more than 0.5%
-  /// above it and the chains' work budget lasts.
+  /// Rip-up and re-route stops within 0.5% of `target` (e.g. a lower bound in these units: below
+  /// it nothing counts); ruin and recreate runs at most `restarts` times while the maximum is
+  /// more than 0.5% above it and the chains' work budget lasts.
   std::size_t restarts = 0;
   double target = 0.0;
 };
