@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <limits>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -110,6 +112,68 @@ VolumeBound volume_lower_bound(const Fabric& f, std::span<const Flow> flows) {
         consider(link_seconds(leave[k], gbps_up), where + " out (" + gbytes(leave[k]) + ")");
       if (gbps_down > 0.0)
         consider(link_seconds(enter[k], gbps_down), where + " in (" + gbytes(enter[k]) + ")");
+    }
+  }
+  return b;
+}
+
+VolumeBound single_path_volume_bound(const Fabric& f, std::span<const Flow> flows) {
+  VolumeBound b = volume_lower_bound(f, flows);
+  const FatTreeLayout* t = f.fat_tree();
+  if (t == nullptr) return b;
+  const FatTreeSubtrees subs = fat_tree_subtrees(f, *t);
+  std::vector<double> v;
+  for (std::size_t l = 0; l < subs.of_leaf.size(); ++l) {
+    const auto& of_leaf = subs.of_leaf[l];
+    const auto& up = subs.up_links[l];
+    std::vector<std::vector<double>> leave(up.size());
+    std::vector<std::vector<double>> enter(up.size());
+    for (const Flow& fl : flows) {
+      const std::uint32_t s = of_leaf[leaf_of(*t, fl.src)];
+      const std::uint32_t d = of_leaf[leaf_of(*t, fl.dst)];
+      if (s != d) {
+        leave[s].push_back(flow_volume(fl));
+        enter[d].push_back(flow_volume(fl));
+      }
+    }
+    for (std::size_t k = 0; k < up.size(); ++k) {
+      for (const bool out : {true, false}) {
+        if (up[k].empty()) continue;
+        v = out ? std::move(leave[k]) : std::move(enter[k]);
+        if (v.empty()) continue;
+        double fastest = 0.0;
+        double slowest = std::numeric_limits<double>::infinity();
+        for (LinkId id : up[k]) {
+          const double g = f.link(out ? id : f.reverse(id)).gbps;
+          fastest = std::max(fastest, g);
+          slowest = std::min(slowest, g);
+        }
+        if (fastest <= 0.0) continue;
+        std::sort(v.begin(), v.end(), std::greater<>());
+        // v[0] alone; then for j >= 1 the j + 1 smallest of the j * u + 1 largest.
+        double worst = v[0];
+        const std::size_t u = up[k].size();
+        std::size_t items = 1;
+        if (slowest == fastest) {
+          double window = 0.0;  // sum of v[j*u - j .. j*u]
+          for (std::size_t j = 1; j * u < v.size(); ++j) {
+            window = 0.0;
+            for (std::size_t i = j * u - j; i <= j * u; ++i) window += v[i];
+            if (window > worst) {
+              worst = window;
+              items = j + 1;
+            }
+          }
+        }
+        const double seconds = link_seconds(worst, fastest);
+        if (seconds > b.seconds) {
+          b.seconds = seconds;
+          b.binding = "level-" + std::to_string(l + 1) + " subtree of " +
+                      f.node(f.link(up[k].front()).from).name + (out ? " out" : " in") + " (" +
+                      std::to_string(items) + " unsplittable flows on one of " + std::to_string(u) +
+                      " links, " + gbytes(worst) + ")";
+        }
+      }
     }
   }
   return b;

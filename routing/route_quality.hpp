@@ -36,6 +36,15 @@ struct VolumeBound {
 };
 VolumeBound volume_lower_bound(const Fabric& f, std::span<const Flow> flows);
 
+/// A lower bound for single-path routing, at least volume_lower_bound(): on a fat-tree a flow
+/// that leaves (enters) a subtree crosses exactly one of its u up (down) links, which therefore
+/// carry the crossing flows as u machines carry jobs in makespan scheduling: one carries the
+/// largest flow, and of the j*u + 1 largest flows some link carries j + 1, at least the j + 1
+/// smallest of them. Where it exceeds volume_lower_bound(), no routing without splitting flows
+/// reaches that bound. Cuts whose links differ in capacity keep only the largest-flow term (over
+/// the fastest link).
+VolumeBound single_path_volume_bound(const Fabric& f, std::span<const Flow> flows);
+
 struct RouteQuality {
   std::int32_t max_link_load = 0;  // L_D of these flows alone
   double max_weight = 0.0;         // largest sum of seed 002 weights on one link (PJML)

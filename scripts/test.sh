@@ -33,6 +33,7 @@ done
 step "benchmark smoke run"
 scripts/build.sh release
 build/release/bench/route_bench --quick
+build/release/bench/volume_bench --quick
 build/release/bench/controller_bench --quick
 
 step "release build: unit and integration tests"

@@ -10,20 +10,20 @@
 
 namespace ibsdn {
 
-BuiltJob build_job(const Fabric& f, const JobSpec& spec) {
+std::vector<NodeIdx> select_nodes(const Fabric& f, const JobSpec& spec) {
   const auto total = static_cast<std::uint32_t>(f.hcas().size());
   const std::uint32_t want = spec.nodes == 0 ? total : spec.nodes;
   if (want > total) {
     throw std::invalid_argument("--nodes " + std::to_string(want) + " exceeds the fabric's " +
                                 std::to_string(total) + " compute nodes");
   }
-  BuiltJob job;
+  std::vector<NodeIdx> nodes;
   if (spec.selection == "linear") {
     if (spec.first_node > total - want) {
       throw std::invalid_argument("--first-node " + std::to_string(spec.first_node) +
                                   " leaves fewer than " + std::to_string(want) + " nodes");
     }
-    job.nodes.assign(f.hcas().begin() + spec.first_node, f.hcas().begin() + spec.first_node + want);
+    nodes.assign(f.hcas().begin() + spec.first_node, f.hcas().begin() + spec.first_node + want);
   } else if (spec.selection == "random") {
     // PFSim's random node selection: a seeded sample without replacement (a node is allocated
     // to the job at most once, as a scheduler does), kept in host order.
@@ -33,11 +33,18 @@ BuiltJob build_job(const Fabric& f, const JobSpec& spec) {
     std::shuffle(idx.begin(), idx.end(), rng);
     idx.resize(want);
     std::sort(idx.begin(), idx.end());
-    for (auto i : idx) job.nodes.push_back(f.hcas()[i]);
+    for (auto i : idx) nodes.push_back(f.hcas()[i]);
   } else {
     throw std::invalid_argument("--node-selection must be 'linear' or 'random', not '" +
                                 spec.selection + "'");
   }
+  return nodes;
+}
+
+BuiltJob build_job(const Fabric& f, const JobSpec& spec) {
+  BuiltJob job;
+  job.nodes = select_nodes(f, spec);
+  const auto want = static_cast<std::uint32_t>(job.nodes.size());
   job.ranks_per_node =
       spec.ranks_per_node ? spec.ranks_per_node : default_ranks_per_node(f, job.nodes);
   job.ranks = want * job.ranks_per_node;

@@ -37,4 +37,8 @@ struct BuiltJob {
 /// Throws std::invalid_argument naming the option that does not fit the fabric.
 BuiltJob build_job(const Fabric& f, const JobSpec& spec);
 
+/// The job's nodes as build_job chooses them from spec.nodes, spec.selection, spec.first_node
+/// and spec.seed (the pattern is not looked at). Throws like build_job.
+std::vector<NodeIdx> select_nodes(const Fabric& f, const JobSpec& spec);
+
 }  // namespace ibsdn
