@@ -217,8 +217,9 @@ void time_table(bool quick) {
     const RouteRequest req{f, flows};
     const double dk = median_ms(*make_algorithm("dmodk"), req, reps);
     const double vol = median_ms(*make_algorithm("sdn-volume"), req, reps);
-    std::printf("%-34s %8zu %6zu | %10.3f %10.3f %10.1f\n", what, pairs, flows.size(), dk, vol,
-                vol / dk);
+    const std::string pair_count = pairs ? std::to_string(pairs) : "-";  // - : not counted
+    std::printf("%-34s %8s %6zu | %10.3f %10.3f %10.1f\n", what, pair_count.c_str(), flows.size(),
+                dk, vol, vol / dk);
   };
   {
     // 128 ranks, 7 per node on the 20 hosts of XGFT(2;4,5;1,4): FT's 16256 rank pairs.

@@ -1,14 +1,17 @@
 // ibsdn-sim route: route a job's pattern on a topology and report L_D against its lower bound.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
 #include "routing/route_quality.hpp"
+#include "routing/splittable_bound.hpp"
 #include "sim_backend/commands.hpp"
 #include "sim_backend/job_builder.hpp"
 
@@ -22,7 +25,25 @@ struct RouteOptions {
   std::string paths_out;
   bool json = false;
   bool weighted = false;
+  double lp_seconds = 2;  // 0: no LP bound
 };
+
+/// The splittable (LP) bound over every link, within `seconds`; none when seconds is 0.
+std::optional<LpBound> lp_bound(const Fabric& f, const std::vector<Flow>& flows, double seconds) {
+  if (seconds <= 0) return std::nullopt;
+  LpLimits lim;
+  lim.deadline =
+      Deadline(Deadline::Clock::now() + std::chrono::duration_cast<Deadline::Clock::duration>(
+                                            std::chrono::duration<double>(seconds)));
+  return splittable_lp_bound(f, flows, nullptr, lim);
+}
+
+/// The best lower bound on the maximum utilisation known: the LP's when it was solved (never
+/// below the cut bound, which is a relaxation of it), else the cut bound.
+double best_bound(const RouteQuality& q, const std::optional<LpBound>& lp) {
+  return lp && lp->computed ? std::max(lp->seconds, q.volume_bound.seconds)
+                            : q.volume_bound.seconds;
+}
 
 /// One flow per line: SRC DST SWITCH:PORT ... (each switch on the path and its output port).
 void write_paths(std::ostream& os, const Fabric& f, const std::vector<Flow>& flows,
@@ -53,6 +74,9 @@ void run(const RouteOptions& o) {
   const auto t1 = std::chrono::steady_clock::now();
   const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const RouteQuality q = evaluate(f, job.flows, paths);
+  const std::optional<LpBound> lp = lp_bound(f, job.flows, o.lp_seconds);
+  const double bound = best_bound(q, lp);
+  const double util_ratio = bound > 0 ? q.max_seconds / bound : 1.0;
 
   if (!o.paths_out.empty()) {
     if (o.paths_out == "-") {
@@ -86,9 +110,16 @@ void run(const RouteOptions& o) {
         {"max_link_seconds", q.max_seconds},
         {"volume_bound_seconds", q.volume_bound.seconds},
         {"volume_bound_binding", q.volume_bound.binding},
-        {"volume_ratio", q.volume_ratio()},
+        {"volume_ratio", util_ratio},
         {"compute_ms", ms},
     };
+    if (lp) {
+      j["lp_bound"] = {{"computed", lp->computed},
+                       {"seconds", lp->seconds},
+                       {"why_not", lp->why_not},
+                       {"variables", lp->variables},
+                       {"solved_columns", lp->solved_columns}};
+    }
     if (const auto& skipped = job.matrix_skipped) {
       j["matrix"] = {{"pairs", job.rank_flows},
                      {"self_pairs", skipped->self_pairs},
@@ -121,7 +152,15 @@ void run(const RouteOptions& o) {
   // Utilisation as link time: the busiest link needs this long for its bytes.
   std::printf("max util    %.4g ms (bound %.4g ms: %s)\n", q.max_seconds * 1e3,
               q.volume_bound.seconds * 1e3, q.volume_bound.binding.c_str());
-  std::printf("util/bound  %.3f\n", q.volume_ratio());
+  if (lp && lp->computed) {
+    std::printf("LP bound    %.4g ms (fractional multicommodity optimum, %zu of %zu columns)\n",
+                lp->seconds * 1e3, lp->solved_columns, lp->variables);
+  } else if (lp) {
+    const bool late = lp->why_not.find("deadline") != std::string::npos;
+    std::printf("LP bound    not computed: %s%s\n", lp->why_not.c_str(),
+                late ? " (--lp-seconds gives it longer)" : "");
+  }
+  std::printf("util/bound  %.3f\n", util_ratio);
   std::printf("time        %.2f ms\n", ms);
 }
 
@@ -158,6 +197,11 @@ void add_route_command(CLI::App& app) {
                   "write one flow per line: SRC DST SWITCH:PORT ... ('-' = stdout)");
   cmd->add_flag("--json", o->json, "print the result as JSON");
   cmd->add_flag("--weighted", o->weighted, "greedy family: balance seed 002 weights");
+  cmd->add_option("--lp-seconds", o->lp_seconds,
+                  "time limit of the splittable LP bound (GLPK) beside the cut bound; "
+                  "0 = cut bound only")
+      ->default_val(2)
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->callback([o]() { run(*o); });
 }
 

@@ -505,14 +505,15 @@ TEST(ControllerBridge, RefusesJobNoticesFromOtherUsersAndBadNoticesLeavingStateI
   Running run(glue, box, s);
   ASSERT_TRUE(ask(box.socket(), job_start(5, "random-perm")).value("ok", false));
   const auto before = intent(box.socket());
-  // The socket is 0600 root: "nobody" cannot even connect.
+  // The socket is 0600 root: "nobody" cannot even connect. The address is made before the fork:
+  // the child of a process with threads only makes system calls (no allocation).
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, box.socket().c_str(), sizeof(addr.sun_path) - 1);
   const pid_t child = ::fork();
   if (child == 0) {
     if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, box.socket().c_str(), sizeof(addr.sun_path) - 1);
     ::_exit(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 ? 11 : 0);
   }
   int status = 0;

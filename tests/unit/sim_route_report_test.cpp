@@ -1,5 +1,6 @@
-// ibsdn-sim route's report (sim_backend/cmd_route.cpp) for a traffic-matrix job: the pairs kept
-// and the self and zero pairs skipped (issue 9), in the text and the JSON report.
+// ibsdn-sim route's report (sim_backend/cmd_route.cpp): for a traffic-matrix job the pairs kept
+// and the self and zero pairs skipped (issue 9), in the text and the JSON report; the splittable
+// LP bound beside the cut bound.
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
@@ -61,6 +62,40 @@ TEST(SimRouteReport, NamedPatternHasNoMatrixLine) {
   EXPECT_EQ(out.find("matrix"), std::string::npos) << out;
   EXPECT_FALSE(
       nlohmann::json::parse(sim_output(kJob + "--json --pattern ring")).contains("matrix"));
+}
+
+// On a complete XGFT the cut bound is the splittable optimum, so the LP (over every link, detours
+// included) finds the same value; the ratio is taken against the larger of the two.
+TEST(SimRouteReport, LpBound_EqualsTheCutBoundOnACompleteXgft) {
+  const nlohmann::json j = nlohmann::json::parse(
+      sim_output("route --xgft 2;4,4;1,4 --alg dmodk --pattern random-perm --seed 3 --json"));
+  ASSERT_TRUE(j.contains("lp_bound")) << j.dump();
+  ASSERT_TRUE(j.at("lp_bound").at("computed").get<bool>()) << j.dump();
+  const double cut = j.at("volume_bound_seconds").get<double>();
+  EXPECT_NEAR(j.at("lp_bound").at("seconds").get<double>(), cut, cut * 1e-9);
+  EXPECT_NEAR(j.at("volume_ratio").get<double>(), j.at("max_link_seconds").get<double>() / cut,
+              1e-9);
+}
+
+// With cables gone the cut bound ignores which paths survive; the LP does not, and it is never
+// below the cut bound. util/bound is against the LP then.
+TEST(SimRouteReport, LpBound_IsAtLeastTheCutBoundOnADegradedTree) {
+  const std::string args =
+      "route --xgft 2;8,8;1,8 --fail-cables 20 --fail-seed 2 --alg dmodk "
+      "--pattern random-perm --seed 5 ";
+  const nlohmann::json j = nlohmann::json::parse(sim_output(args + "--json"));
+  ASSERT_TRUE(j.at("lp_bound").at("computed").get<bool>()) << j.dump();
+  const double lp = j.at("lp_bound").at("seconds").get<double>();
+  EXPECT_GE(lp, j.at("volume_bound_seconds").get<double>() * (1 - 1e-9));
+  EXPECT_NEAR(j.at("volume_ratio").get<double>(), j.at("max_link_seconds").get<double>() / lp,
+              1e-9);
+  EXPECT_NE(sim_output(args).find("\nLP bound    "), std::string::npos);
+}
+
+TEST(SimRouteReport, LpSecondsZero_LeavesTheLpOut) {
+  const std::string args = "route --xgft 2;4,4;1,4 --alg dmodk --lp-seconds 0 ";
+  EXPECT_FALSE(nlohmann::json::parse(sim_output(args + "--json")).contains("lp_bound"));
+  EXPECT_EQ(sim_output(args).find("LP bound"), std::string::npos);
 }
 
 }  // namespace
