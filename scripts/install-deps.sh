@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libboost-dev libsqlite3-dev sqlite3 libglpk-dev
   opensm libopensm-dev libibumad-dev libibmad-dev infiniband-diags ibsim-utils
+  slurm-wlm slurmctld slurmd slurm-client libslurm-dev munge shellcheck
 )
 
 missing=()

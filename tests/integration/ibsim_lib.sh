@@ -14,6 +14,9 @@
 #                                  and installs the EXIT / INT / TERM traps (see Cleanup).
 #   ibsim_missing_tools [TOOL...]  Prints what ibsim_lib_init would skip on, one line; nothing if
 #                                  all is there. For scripts that report it their own way.
+#   harness_init NAME              What ibsim_lib_init does after its check, without the ibsim
+#                                  parts ($WORK, process tracking, traps): for scripts that start
+#                                  no fabric, such as tests/slurm/ (slurm_lib.sh calls it).
 #   ibsim_lib_at_exit COMMAND      Runs the shell COMMAND at exit, before the processes are stopped
 #                                  (the latest first).
 #   fail MSG / pass MSG / skip MSG "FAIL: MSG" on stderr, exit 1 / "ok: MSG" / "SKIP: MSG", exit 77.
@@ -137,13 +140,18 @@ ibsim_lib_init() {
   missing=$(ibsim_missing_tools "$@")
   [[ -z $missing ]] || skip "$missing"
 
+  harness_init "$name"
   UMAD2SIM=$(_ibsim_lib_umad2sim)
-  WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibsdn-$name.XXXXXX")
   # ibsim's sockets live in the abstract namespace: a name of our own keeps parallel runs apart.
   export IBSIM_SOCKNAME="ibsdn-$name-$$-$RANDOM"
   export OSM_CACHE_DIR=$WORK/osm-cache OSM_TMP_DIR=$WORK/osm-tmp
   mkdir -p "$OSM_CACHE_DIR" "$OSM_TMP_DIR"
+}
 
+harness_init() {
+  local name=${1:?usage: harness_init NAME}
+  [[ -z ${IBSIM_LIB_READY:-} ]] || fail "ibsim_lib_init / harness_init called twice"
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibsdn-$name.XXXXXX")
   IBSIM_LIB_READY=1
   IBSIM_LIB_NAMES=()
   declare -gA IBSIM_LIB_PID=()
