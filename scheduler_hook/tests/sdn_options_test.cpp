@@ -174,6 +174,30 @@ TEST(HookConfigFile, ErrorsNameFileAndLine) {
   EXPECT_EQ(error("DefaultPattern=nosuch").substr(0, 29), "hook.conf:1: DefaultPattern: ");
 }
 
+TEST(HookConfigFile, ExampleFileNamesEveryKeyAndGivesTheDefaults) {
+  const std::string path = std::string(IBSDN_SOURCE_DIR) + "/scheduler_hook/slurm-hook.conf";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string uncommented;
+  for (const std::string& key : hook_config_keys()) {
+    const auto at = text.find("#" + key + "=");
+    ASSERT_NE(at, std::string::npos) << key;
+    uncommented += text.substr(at + 1, text.find('\n', at) - at - 1) + "\n";
+  }
+  const HookConfig defaults;
+  const HookConfig example = parse_hook_config(uncommented, path);
+  EXPECT_EQ(example.socket, defaults.socket);
+  EXPECT_EQ(example.connect_timeout, defaults.connect_timeout);
+  EXPECT_EQ(example.timeout, defaults.timeout);
+  EXPECT_EQ(example.strict, defaults.strict);
+  EXPECT_EQ(example.default_pattern, defaults.default_pattern);
+  EXPECT_EQ(example.state_dir, defaults.state_dir);
+  EXPECT_EQ(example.log_file, defaults.log_file);
+  EXPECT_EQ(example.slurm_timeout, defaults.slurm_timeout);
+  EXPECT_EQ(example.reconcile_max_ends, defaults.reconcile_max_ends);
+}
+
 TEST(HookConfigFile, MissingDefaultFileGivesDefaultsOtherMissingFilesAreErrors) {
   TempDir dir;
   EXPECT_EQ(load_hook_config(dir.file("absent.conf"), true).timeout.count(), 5000);
