@@ -121,9 +121,11 @@ int run_reconcile(const HookConfig& config, const SlurmJobsSource& slurm_jobs, H
       log.warning("reconcile: " + why);
     }
   }
-  log.info("reconcile: " + std::to_string(controller.size()) + " controller jobs, " +
-           std::to_string(slurm.jobs->size()) + " Slurm jobs, " + std::to_string(sent) +
-           " ended, " + std::to_string(plan.missing.size()) + " missing");
+  // Every minute: a run that changed nothing is only worth a debug line.
+  log.log(sent == 0 && plan.missing.empty() && status == 0 ? LogLevel::kDebug : LogLevel::kInfo,
+          "reconcile: " + std::to_string(controller.size()) + " controller jobs, " +
+              std::to_string(slurm.jobs->size()) + " Slurm jobs, " + std::to_string(sent) +
+              " ended, " + std::to_string(plan.missing.size()) + " missing");
   return status;
 }
 
