@@ -2,8 +2,8 @@
 
 #include "cli/command_line.hpp"
 #include "cli/exit_code.hpp"
-#include "cli/notice_client.hpp"
 #include "cli/response_format.hpp"
+#include "plugin/notice/client/notice_client.hpp"
 
 namespace ibsdn::cli {
 

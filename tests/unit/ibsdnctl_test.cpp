@@ -19,9 +19,9 @@
 #include "cli/command_line.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/ibsdnctl.hpp"
-#include "cli/notice_client.hpp"
 #include "cli/response_format.hpp"
 #include "flowtable/flow_text.hpp"
+#include "plugin/notice/client/notice_client.hpp"
 #include "plugin/notice/notice.hpp"
 #include "tests/unit/temp_dir.hpp"
 

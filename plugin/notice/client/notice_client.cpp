@@ -1,4 +1,4 @@
-#include "cli/notice_client.hpp"
+#include "plugin/notice/client/notice_client.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 
 #include "plugin/notice/notice.hpp"
 
-namespace ibsdn::cli {
+namespace ibsdn {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -91,14 +91,16 @@ std::string ms_text(std::chrono::milliseconds t) {
 
 // Reads one response line and checks it (interpret_response), or says why there is none.
 Reply read_response(int fd, const std::string& socket_path, Clock::time_point deadline,
-                    std::chrono::milliseconds timeout, std::size_t max_response_bytes) {
+                    const CallLimits& limits) {
+  const std::size_t max_response_bytes = limits.max_response_bytes;
   std::string in;
   char buf[64 * 1024];
   for (;;) {
     if (const int w = wait_for(fd, POLLIN, deadline); w != 0) {
-      return no_answer(w == ETIMEDOUT ? socket_path + ": no response within " + ms_text(timeout) +
-                                            " (--timeout)"
-                                      : "cannot read from " + socket_path + ": " + errno_text(w));
+      return no_answer(w == ETIMEDOUT
+                           ? socket_path + ": no response within " + ms_text(limits.timeout) +
+                                 " (" + limits.timeout_setting + ")"
+                           : "cannot read from " + socket_path + ": " + errno_text(w));
     }
     const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
     if (n < 0) {
@@ -175,7 +177,19 @@ Reply interpret_response(std::string line, const std::string& socket_path) {
 
 Reply call_controller(const std::string& socket_path, std::string_view request_line,
                       std::chrono::milliseconds timeout, std::size_t max_response_bytes) {
-  const Clock::time_point deadline = Clock::now() + timeout;
+  CallLimits limits;
+  limits.timeout = timeout;
+  limits.max_response_bytes = max_response_bytes;
+  return call_controller(socket_path, request_line, limits);
+}
+
+Reply call_controller(const std::string& socket_path, std::string_view request_line,
+                      const CallLimits& limits) {
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline = start + limits.timeout;
+  const bool own_connect_bound = limits.connect_timeout && *limits.connect_timeout < limits.timeout;
+  const Clock::time_point connect_deadline =
+      own_connect_bound ? start + *limits.connect_timeout : deadline;
 
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -188,10 +202,13 @@ Reply call_controller(const std::string& socket_path, std::string_view request_l
 
   const Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (fd.get() < 0) return no_answer("cannot create a Unix socket: " + errno_text(errno));
-  if (const int err = connect_until(fd.get(), addr, deadline); err != 0) {
+  if (const int err = connect_until(fd.get(), addr, connect_deadline); err != 0) {
     if (err == ETIMEDOUT) {
-      return no_answer("cannot connect to " + socket_path + ": no room in its backlog within " +
-                       ms_text(timeout) + " (--timeout)");
+      return no_answer(
+          "cannot connect to " + socket_path + ": no room in its backlog within " +
+          (own_connect_bound
+               ? ms_text(*limits.connect_timeout) + " (" + limits.connect_timeout_setting + ")"
+               : ms_text(limits.timeout) + " (" + limits.timeout_setting + ")"));
     }
     return no_answer("cannot connect to " + socket_path + ": " + errno_text(err));
   }
@@ -212,19 +229,19 @@ Reply call_controller(const std::string& socket_path, std::string_view request_l
       // A controller that refuses the connection (busy, a limit) writes one line and closes,
       // maybe before the request is written: its line says why, the broken pipe does not.
       if (err == EPIPE || err == ECONNRESET) {
-        Reply said = read_response(fd.get(), socket_path, deadline, timeout, max_response_bytes);
+        Reply said = read_response(fd.get(), socket_path, deadline, limits);
         if (said.status != Reply::Status::kNoAnswer) return said;
       }
       return no_answer("cannot send the request to " + socket_path + ": " + errno_text(err));
     }
     if (const int w = wait_for(fd.get(), POLLOUT, deadline); w != 0) {
-      return no_answer(w == ETIMEDOUT
-                           ? socket_path + ": the controller did not take the request " +
-                                 "within " + ms_text(timeout) + " (--timeout)"
-                           : "cannot send the request to " + socket_path + ": " + errno_text(w));
+      return no_answer(
+          w == ETIMEDOUT ? socket_path + ": the controller did not take the request " + "within " +
+                               ms_text(limits.timeout) + " (" + limits.timeout_setting + ")"
+                         : "cannot send the request to " + socket_path + ": " + errno_text(w));
     }
   }
-  return read_response(fd.get(), socket_path, deadline, timeout, max_response_bytes);
+  return read_response(fd.get(), socket_path, deadline, limits);
 }
 
-}  // namespace ibsdn::cli
+}  // namespace ibsdn

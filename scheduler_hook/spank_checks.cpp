@@ -1,0 +1,93 @@
+// Behind spank_checks.h: no exception leaves these functions (the caller is C inside sbatch).
+#include "scheduler_hook/spank_checks.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "scheduler_hook/sdn_options.hpp"
+
+namespace {
+
+ibsdn::slurm_hook::SdnVariables& kept() {
+  static ibsdn::slurm_hook::SdnVariables v;
+  return v;
+}
+
+void put(char* err, std::size_t size, const std::string& text) {
+  if (err == nullptr || size == 0) return;
+  const std::size_t n = std::min(text.size(), size - 1);
+  std::memcpy(err, text.data(), n);
+  err[n] = '\0';
+}
+
+}  // namespace
+
+extern "C" int ibsdn_spank_option(int option, const char* value, char* err, size_t err_size) {
+  using namespace ibsdn::slurm_hook;
+  try {
+    if (value == nullptr) {
+      put(err, err_size, "a value is required");
+      return -1;
+    }
+    switch (option) {
+      case IBSDN_OPT_PATTERN:
+        set_pattern_option(kept(), value);
+        return 0;
+      case IBSDN_OPT_HINTS:
+        set_hints_option(kept(), value);
+        return 0;
+      case IBSDN_OPT_RANKS_PER_NODE:
+        set_ranks_per_node_option(kept(), value);
+        return 0;
+      case IBSDN_OPT_MAPPING:
+        set_mapping_option(kept(), value);
+        return 0;
+      default:
+        put(err, err_size, "unknown option " + std::to_string(option));
+        return -1;
+    }
+  } catch (const std::exception& e) {
+    put(err, err_size, e.what());
+  } catch (...) {
+    put(err, err_size, "unexpected error");
+  }
+  return -1;
+}
+
+extern "C" int ibsdn_spank_check(char* err, size_t err_size) {
+  try {
+    const std::string why = ibsdn::slurm_hook::submit_problem(kept());
+    if (why.empty()) return 0;
+    put(err, err_size, why);
+  } catch (const std::exception& e) {
+    put(err, err_size, e.what());
+  } catch (...) {
+    put(err, err_size, "unexpected error");
+  }
+  return -1;
+}
+
+extern "C" int ibsdn_spank_each_variable(int (*set)(const char*, const char*, void*), void* ctx) {
+  using namespace ibsdn::slurm_hook;
+  try {
+    const SdnVariables& v = kept();
+    const std::pair<const char*, const std::optional<std::string>*> vars[] = {
+        {kVarPattern, &v.pattern},
+        {kVarMatrix, &v.matrix},
+        {kVarMatrixSkipped, &v.matrix_skipped},
+        {kVarHints, &v.hints},
+        {kVarRanksPerNode, &v.ranks_per_node},
+        {kVarMapping, &v.mapping}};
+    for (const auto& [name, value] : vars) {
+      if (!*value) continue;
+      if (const int rc = set(name, (*value)->c_str(), ctx); rc != 0) return rc;
+    }
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
