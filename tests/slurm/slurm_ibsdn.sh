@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Slurm drives ibsdn, end to end with the real processes: an ibsim XGFT(2;4,4;1,4) whose HCAs are
+# the Slurm nodes n0001..n0008 (and 8 more), opensm with libosmsdn.so, one ibsdn-switch-agent per
+# switch, and the single-host Slurm cluster of slurm_lib.sh with spank_ibsdn.so in plugstack.conf
+# and ibsdn-slurm-hook as PrologSlurmctld / EpilogSlurmctld. Proves:
+#  1. sbatch -N4 --sdn-pattern=ring: the job script itself finds its job at the controller and the
+#     switches holding exactly the entries the controller intends for it (ibsdnctl flows --job ID
+#     [--from-switch], tests/slurm/own_flows.py) before its first line ran; after the job the
+#     epilog has removed them;
+#  2. a 3dnn job on 8 nodes, and two --oversubscribe jobs on overlapping nodes running together:
+#     each finds its entries; afterwards the switches hold nothing;
+#  3. a bad --sdn-pattern is refused by sbatch at submit time with the parser's message;
+#  4. the controller hung (opensm stopped with SIGSTOP): a job still starts, within the hook's
+#     TimeoutMs, and the hook logs why (fail open);
+#  5. an epilog that fails (the controller not found) leaves the job's entries on the switches;
+#     `ibsdn-slurm-hook reconcile` ends the job and they are gone;
+#  6. the controller stopped: a job starts at once (fail open); with Strict=yes it is requeued.
+# Usage: slurm_ibsdn.sh BUILD_DIR    (as root; exit 77: a required tool is missing)
+set -euo pipefail
+
+build=$(cd "${1:?usage: slurm_ibsdn.sh BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+sim="$build/sim_backend/ibsdn-sim"
+agent="$build/mad/agent/ibsdn-switch-agent"
+ctl="$build/cli/ibsdnctl"
+hook="$build/scheduler_hook/ibsdn-slurm-hook"
+spank="$build/scheduler_hook/spank_ibsdn.so"
+key=0x5eed
+# shellcheck source-path=SCRIPTDIR source=../integration/ibsim_lib.sh
+source "$here/../integration/ibsim_lib.sh"
+ibsim_lib_init slurm-ibsdn python3
+# shellcheck source-path=SCRIPTDIR source=slurm_lib.sh
+source "$here/slurm_lib.sh"
+slurm_lib_init slurm-ibsdn
+for f in "$sim" "$agent" "$ctl" "$hook" "$spank" "$build/plugin/libosmsdn.so"; do
+  [[ -e $f ]] || skip "$f not built"
+done
+# shellcheck disable=SC2034  # read by ibsim_lib's opensm_start
+OPENSM_PLUGIN_DIR=$build/plugin
+export IBSDN_SOCKET=$WORK/notice.sock
+
+# --- the fabric and the controller ------------------------------------------------------------
+"$sim" topo --xgft "2;4,4;1,4" --netlist "$WORK/fabric.net" >/dev/null
+mapfile -t switches < <(sed -n 's/^Switch\t\([0-9]*\)\t"\([^"]*\)".*/\2 \1/p' "$WORK/fabric.net")
+((${#switches[@]} == 8)) || fail "expected 8 switches in the netlist, found ${#switches[@]}"
+cat >"$WORK/ibsdn.yaml" <<EOF
+notice_socket: $WORK/notice.sock
+state_dir: $WORK/state
+switch_key: $key
+mad: {timeout_ms: 200, retries: 2}
+job_start_timeout_ms: 5000
+audit_interval_ms: 1000
+EOF
+chmod 600 "$WORK/ibsdn.yaml"
+ibsim_start "$WORK/fabric.net"
+for entry in "${switches[@]}"; do
+  read -r name ports <<<"$entry"
+  sim_start "agent-$name" "$name" "$agent" --key "$key" --num-ports "$ports" \
+    --log "$WORK/agent-$name.log"
+  wait_for_file_text "$WORK/agent-$name.log" "attached" 10 || fail "agent on $name did not attach"
+done
+osm_dir=$WORK/osm
+opensm_conf "$osm_dir" "event_plugin_name osmsdn" "event_plugin_options config=$WORK/ibsdn.yaml"
+opensm_start opensm "$osm_dir" -R sdn,no_fallback
+wait_for_file_text "$osm_dir/opensm.log" "osmsdn: (warning: )?audit after SUBNET UP" 60 ||
+  fail "no audit after SUBNET UP in $osm_dir/opensm.log"
+"$ctl" ping >/dev/null || fail "ibsdnctl ping"
+
+# --- Slurm with the plugin and the hook -------------------------------------------------------
+# slurmctld runs PrologSlurmctld without arguments or environment of ours: a wrapper names the
+# test's hook configuration. The hook reads it at every run, so the test may change it.
+cat >"$WORK/hook.conf" <<EOF
+NoticeSocket=$WORK/notice.sock
+StateDir=$WORK/hook-state
+LogFile=$WORK/hook.log
+ConnectTimeoutMs=2000
+TimeoutMs=5000
+EOF
+cat >"$WORK/hook.sh" <<EOF
+#!/bin/sh
+exec $hook --config $WORK/hook.conf
+EOF
+chmod 755 "$WORK/hook.sh"
+jobs=$WORK/jobs
+mkdir -m 777 "$jobs"
+# Two nodes under each leaf switch, so that jobs cross the fabric.
+slurm_cluster_start --prolog-slurmctld "$WORK/hook.sh" --epilog-slurmctld "$WORK/hook.sh" \
+  --plugstack "required $spank" --cred-expire 5 --sched-param sched_interval=1 \
+  --conf PrologEpilogTimeout=30 n0001 n0002 n0005 n0006 n0009 n0010 n0013 n0014
+pass "opensm with the plugin, 8 agents, Slurm with 8 nodes, the hook and the SPANK plugin"
+
+submit() {  # sbatch ARG...: the job's output in $jobs/ID.out
+  slurm_submit --chdir="$jobs" --output="$jobs/%j.out" "$@"
+}
+expect_completed() {  # ID WHAT
+  slurm_wait_job "$1" 'COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL' 30 ||
+    fail "$2: job $1 still $(slurm_job_field "$1" JobState) after 30 s"
+  local state code
+  state=$(slurm_job_field "$1" JobState)
+  code=$(slurm_job_field "$1" ExitCode)
+  [[ $state == COMPLETED && $code == 0:0 ]] ||
+    fail "$2: job $1 ended $state ($code): $(cat "$jobs/$1.out" 2>/dev/null); hook: $(tail -n 5 "$WORK/hook.log" 2>/dev/null)"
+}
+# Entries the switches hold.
+switch_entries() {
+  "$ctl" --json flows --from-switch |
+    python3 -c 'import json,sys; print(sum(len(s["entries"]) for s in json.load(sys.stdin)["switches"]))'
+}
+controller_jobs() {
+  "$ctl" --json jobs | python3 -c 'import json,sys; print(" ".join(str(j["job"]) for j in json.load(sys.stdin)["jobs"]))'
+}
+# Waits (10 s) until the controller has no job and the switches no entry: the epilog ran.
+expect_released() {  # WHAT
+  local i
+  for ((i = 0; i < 50; i++)); do
+    [[ -z $(controller_jobs) && $(switch_entries) == 0 ]] && return 0
+    sleep 0.2
+  done
+  fail "$1: after 10 s the controller still has jobs '$(controller_jobs)', the switches $(switch_entries) entries"
+}
+
+# The job script's first line: its job at the controller, the switches holding exactly the
+# entries the controller intends for it (tests/slurm/own_flows.py).
+check_own_flows="python3 $here/own_flows.py $ctl \$SLURM_JOB_ID"
+entries_of() {  # ID: the count the job printed
+  sed -n 's/^job [0-9]*: \([0-9]*\) entries on the switches$/\1/p' "$jobs/$1.out"
+}
+
+# --- 1. a ring job finds its flows installed; the epilog removes them -------------------------
+ring=$(submit -N4 --sdn-pattern=ring --wrap "$check_own_flows")
+expect_completed "$ring" "sbatch -N4 --sdn-pattern=ring"
+[[ -n $(entries_of "$ring") ]] || fail "job $ring: $(cat "$jobs/$ring.out")"
+grep -q "prolog: job $ring .*ready" "$WORK/hook.log" || fail "hook log has no ready for job $ring"
+expect_released "job $ring"
+pass "ring job $ring: $(cat "$jobs/$ring.out"); after it, no job and no entry remain"
+
+# --- 2. 3dnn on 8 nodes; two overlapping jobs at the same time --------------------------------
+nn=$(submit -N8 --sdn-pattern=3dnn --wrap "$check_own_flows")
+expect_completed "$nn" "sbatch -N8 --sdn-pattern=3dnn"
+(($(entries_of "$nn") > 0)) || fail "3dnn job $nn: $(cat "$jobs/$nn.out") (DmodK alone routes it?)"
+a=$(submit -N4 -w 'n[0001-0002,0005-0006]' --oversubscribe --sdn-pattern=ring --wrap "$check_own_flows; sleep 4")
+b=$(submit -N4 -w 'n[0005-0006,0009-0010]' --oversubscribe --sdn-pattern=shift:k=1 --wrap "$check_own_flows; sleep 4")
+slurm_wait_job "$a" RUNNING 15 || fail "job $a not running"
+slurm_wait_job "$b" RUNNING 15 || fail "job $b not running"
+both=$(controller_jobs)
+[[ " $both " == *" $a "* && " $both " == *" $b "* ]] ||
+  fail "overlapping jobs $a and $b: the controller has '$both'"
+expect_completed "$a" "overlapping job a"
+expect_completed "$b" "overlapping job b"
+expect_released "jobs $nn $a $b"
+pass "3dnn job $nn ($(entries_of "$nn") entries) and overlapping jobs $a, $b (at the controller at once: $(entries_of "$a") and $(entries_of "$b") entries) found them installed; all released"
+
+# --- 3. a bad pattern is refused at submit time ------------------------------------------------
+if out=$(sbatch --parsable -N2 --sdn-pattern=shift:k=0 --wrap true 2>&1); then
+  fail "sbatch accepted --sdn-pattern=shift:k=0 (job $out)"
+fi
+[[ $out == *"must not be 0"* ]] || fail "sbatch's refusal does not carry the parser's message: $out"
+pass "bad --sdn-pattern refused at submit: $(head -n 1 <<<"$out")"
+
+# --- 4. controller hung: fail open within TimeoutMs -------------------------------------------
+osm_pid=$(proc_pid opensm)
+kill -STOP "$osm_pid"
+t0=$(date +%s.%N)
+hung=$(submit -N4 --sdn-pattern=ring --wrap 'date +%s.%N')
+slurm_wait_job "$hung" 'RUNNING|COMPLETING|COMPLETED' 20 ||
+  fail "job $hung did not start with the controller hung: $(slurm_job_field "$hung" JobState)"
+expect_completed "$hung" "job with the controller hung"
+# From sbatch to the job's first line: TimeoutMs (5 s) plus Slurm's scheduling tick (up to 1 s).
+started=$(python3 -c "import sys; print(f'{float(sys.argv[1]) - float(sys.argv[2]):.1f}')" \
+  "$(head -n 1 "$jobs/$hung.out")" "$t0")
+python3 -c "import sys; sys.exit(float(sys.argv[1]) > 8)" "$started" ||
+  fail "job $hung started only after ${started}s with the controller hung (TimeoutMs is 5 s)"
+grep -q "prolog: job $hung.*failing open" "$WORK/hook.log" ||
+  fail "the hook did not log failing open for job $hung: $(tail -n 3 "$WORK/hook.log")"
+for ((i = 0; i < 100; i++)); do  # its epilog gives up too
+  grep -q "epilog: job $hung" "$WORK/hook.log" && break
+  sleep 0.2
+done
+kill -CONT "$osm_pid"
+# Once it runs again, the controller reads the job_start and job_end still queued on its socket;
+# reconcile ends whatever of them it holds.
+sleep 1
+"$hook" --config "$WORK/hook.conf" reconcile || fail "reconcile failed: $(tail -n 3 "$WORK/hook.log")"
+expect_released "job $hung after reconcile"
+pass "controller hung: job $hung started after ${started}s (TimeoutMs 5 s), the hook failed open"
+
+# --- 5. an epilog that fails leaves entries; reconcile removes them -----------------------------
+cp "$WORK/hook.conf" "$WORK/hook.conf.good"
+leak=$(submit -N4 --sdn-pattern=ring --wrap "$check_own_flows; sleep 3")
+slurm_wait_job "$leak" RUNNING 15 || fail "job $leak not running"
+# The epilog will not find the controller.
+sed -i "s|^NoticeSocket=.*|NoticeSocket=$WORK/nowhere.sock|" "$WORK/hook.conf"
+expect_completed "$leak" "job whose epilog fails"
+for ((i = 0; i < 100; i++)); do
+  grep -q "epilog: job $leak" "$WORK/hook.log" && break
+  sleep 0.2
+done
+grep -q "epilog: job $leak.*failing open" "$WORK/hook.log" ||
+  fail "the epilog of job $leak did not fail: $(tail -n 3 "$WORK/hook.log")"
+left=$(switch_entries)
+if [[ $(controller_jobs) != "$leak" ]] || ((left == 0)); then
+  fail "after the failed epilog: controller jobs '$(controller_jobs)', $left entries"
+fi
+cp "$WORK/hook.conf.good" "$WORK/hook.conf"
+"$hook" --config "$WORK/hook.conf" reconcile || fail "reconcile failed: $(tail -n 3 "$WORK/hook.log")"
+expect_released "job $leak after reconcile"
+grep -q "reconcile: job $leak no longer runs in Slurm: ended" "$WORK/hook.log" ||
+  fail "reconcile did not log the job it ended: $(tail -n 3 "$WORK/hook.log")"
+pass "job $leak's failed epilog left its $left entries; reconcile ended it: no job, no entry"
+
+# --- 6. controller stopped: fail open at once; Strict=yes requeues ------------------------------
+proc_stop opensm
+stopped=$(submit -N2 --sdn-pattern=ring --wrap 'echo ran')
+expect_completed "$stopped" "job with the controller stopped"
+grep -q "prolog: job $stopped.*failing open" "$WORK/hook.log" ||
+  fail "the hook did not log failing open for job $stopped"
+echo "Strict=yes" >>"$WORK/hook.conf"
+strict=$(submit -N2 --sdn-pattern=ring --wrap 'echo ran')
+for ((i = 0; i < 100; i++)); do
+  restarts=$(slurm_job_field "$strict" Restarts)
+  [[ ${restarts:-0} -ge 1 ]] && break
+  sleep 0.2
+done
+((${restarts:-0} >= 1)) || fail "Strict=yes: job $strict was not requeued ($(slurm_job_field "$strict" JobState))"
+grep -q "prolog: job $strict.*Strict=yes: exit 1" "$WORK/hook.log" ||
+  fail "the hook did not log the strict failure for job $strict"
+scancel "$strict"
+pass "controller stopped: job $stopped ran on the default routes; with Strict=yes job $strict was requeued"
