@@ -3,7 +3,8 @@
 #  1. every page (as built for installation, and gzipped) renders without a warning, through
 #     groff (-man -ww) and through man-db (man --warnings -l), as an administrator reads it;
 #  2. every command and option that `ibsdnctl [COMMAND...] --help` lists is in ibsdnctl(8), and
-#     every option the page names is one ibsdnctl has; the same for ibsdn-switch-agent(8);
+#     every option the page names is one ibsdnctl has; the same for ibsdn-switch-agent(8); every
+#     option and configuration key of `ibsdn-slurm-hook --help` is in ibsdn-slurm-hook(8);
 #  3. the bash completion offers, after each command, exactly the options and subcommands its
 #     --help lists (plus the global options).
 #
@@ -128,6 +129,31 @@ while read -r o; do
     fail "ibsdn-switch-agent.8 names '$o', which ibsdn-switch-agent does not have"
 done < <(page_options "$pages/ibsdn-switch-agent.8")
 echo "ok: ibsdn-switch-agent.8 names its ${#opts[@]} options, and no other"
+
+# The Slurm hook is built only with libslurm-dev.
+hook=$build/scheduler_hook/ibsdn-slurm-hook
+if [[ -x $hook ]]; then
+  hook_help=$("$hook" --help)
+  mapfile -t opts < <(help_options "$hook_help")
+  ((${#opts[@]} >= 4)) || fail "ibsdn-slurm-hook --help lists only ${#opts[@]} options"
+  for o in "${opts[@]}"; do
+    in_page "$pages/ibsdn-slurm-hook.8" "$o" || fail "ibsdn-slurm-hook.8 does not name '$o'"
+  done
+  # The configuration keys, as --help lists them for --set: "(keys: NoticeSocket, ...)".
+  mapfile -t keys < <(sed -nE 's/.*\(keys: ([^)]*)\).*/\1/p' <<<"$hook_help" | tr ',' '\n' |
+    sed 's/^ *//; /^$/d')
+  ((${#keys[@]} >= 5)) || fail "ibsdn-slurm-hook --help lists only ${#keys[@]} configuration keys"
+  for k in "${keys[@]}"; do
+    grep -qxF ".B $k" "$pages/ibsdn-slurm-hook.8" ||
+      fail "ibsdn-slurm-hook.8 has no paragraph for the configuration key $k"
+  done
+  for mode in prolog epilog reconcile; do
+    grep -qxF ".B $mode" "$pages/ibsdn-slurm-hook.8" || fail "ibsdn-slurm-hook.8: no paragraph for $mode"
+  done
+  echo "ok: ibsdn-slurm-hook.8 names its ${#opts[@]} options and ${#keys[@]} configuration keys"
+else
+  echo "NOTE: $hook not built (libslurm-dev missing?): its page was only rendered"
+fi
 
 ((failed == 0)) || exit 1
 echo "PASS"
