@@ -23,9 +23,12 @@ list(APPEND opensm_parts ${opensm_next_patch})
 list(JOIN opensm_parts "." opensm_next)
 
 # dpkg marks these as conffiles: an upgrade keeps the administrator's changes.
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/deb/conffiles
-     "${IBSDN_OPENSM_CONF_DIR}/ibsdn.yaml\n"
-     "${CMAKE_INSTALL_FULL_SYSCONFDIR}/default/ibsdn-switch-agent\n")
+set(conffiles "${IBSDN_OPENSM_CONF_DIR}/ibsdn.yaml\n"
+              "${CMAKE_INSTALL_FULL_SYSCONFDIR}/default/ibsdn-switch-agent\n")
+if(TARGET ibsdn-slurm-hook)
+  list(APPEND conffiles "${CMAKE_INSTALL_FULL_SYSCONFDIR}/ibsdn/slurm-hook.conf\n")
+endif()
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/deb/conffiles ${conffiles})
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME ibsdn)
@@ -35,6 +38,12 @@ set(CPACK_PACKAGE_CONTACT "ibsdn maintainers <root@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "per-flow (OpenFlow-style) routing for InfiniBand, as a plugin of OpenSM")
 # The summary above is the first line of the control file's Description; this is the rest.
+set(slurm_text "")
+if(TARGET ibsdn-slurm-hook)
+  set(slurm_text "the Slurm integration
+(ibsdn-slurm-hook for PrologSlurmctld and EpilogSlurmctld, its reconcile timer,
+the SPANK plugin spank_ibsdn.so), ")
+endif()
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "libosmsdn.so is an event plugin of the stock opensm: it adds the routing engine
 sdn and an SDN controller that routes the flows of each job Slurm announces
@@ -43,8 +52,8 @@ that override the switches' LFT routes.
 .
 This package holds the plugin, ibsdnctl (the administrators' client),
 ibsdn-switch-agent (an emulated SDN switch for ibsim fabrics), ibsdn-madtool,
-ibsdn-sim, an example /etc/opensm/ibsdn.yaml, manual pages, a systemd unit for
-the agents and bash completion.")
+ibsdn-sim, ${slurm_text}example configurations, manual pages, systemd units
+and bash completion.")
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

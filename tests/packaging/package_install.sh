@@ -4,9 +4,9 @@
 #     opensm of the plugin's upstream version and, for every library an installed ELF file
 #     needs, the package that holds that library on this machine; conffiles; `apt-get
 #     --simulate install ./ibsdn_*.deb` resolves it against this system.
-#  2. Its contents: each file in its place, root's, nothing of the tests, benchmarks or fuzzers,
-#     no RPATH / RUNPATH and no build-tree path in an ELF file, and libosmsdn.so exporting only
-#     osm_event_plugin.
+#  2. Its contents (with the Slurm hook's when the build has it): each file in its place, root's,
+#     nothing of the tests, benchmarks or fuzzers, no RPATH / RUNPATH and no build-tree path in
+#     an ELF file, and libosmsdn.so exporting only osm_event_plugin.
 #  3. `dpkg --root` installs it into a scratch root with a dpkg database of its own: dpkg
 #     unpacks, configures (the maintainer scripts do nothing under DPKG_ROOT) and records the
 #     conffiles; the real root and its database stay as they were. Not `dpkg-deb -x`: that
@@ -50,6 +50,11 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 libdir=usr/lib/$multiarch
 ns=$IBSDN_PACKAGE_NS
 unset LD_LIBRARY_PATH IBSDN_SOCKET
+# The Slurm integration is built (and packaged) only with libslurm-dev.
+with_hook=0
+[[ -x $build/scheduler_hook/ibsdn-slurm-hook ]] && with_hook=1
+expected_conffiles=(/etc/opensm/ibsdn.yaml /etc/default/ibsdn-switch-agent)
+((with_hook)) && expected_conffiles+=(/etc/ibsdn/slurm-hook.conf)
 
 # --- 1. build the package, its control data ---------------------------------------------------
 [[ -f $build/CPackConfig.cmake ]] ||
@@ -107,13 +112,14 @@ done
 pass "Depends: $depends"
 
 conffiles=$(dpkg-deb --info "$deb" conffiles 2>&1 || true)
-[[ $conffiles == $'/etc/opensm/ibsdn.yaml\n/etc/default/ibsdn-switch-agent' ]] ||
-  fail "conffiles: $conffiles"
+[[ $conffiles == "$(printf '%s\n' "${expected_conffiles[@]}")" ]] ||
+  fail "conffiles: $conffiles, expected: ${expected_conffiles[*]}"
 { dpkg-deb --info "$deb" postinst || true; } | grep -v '^ *#' | grep -qw ldconfig &&
   fail "postinst calls ldconfig (the triggers file does)"
 { dpkg-deb --info "$deb" triggers || true; } | grep -qx "activate-noawait ldconfig" ||
   fail "no ldconfig trigger"
 pass "conffiles: $(paste -sd' ' <<<"$conffiles")"
+((with_hook)) || echo "NOTE: $build/scheduler_hook/ibsdn-slurm-hook not built: a package without the Slurm integration"
 
 apt-get install --simulate -o Debug::NoLocking=1 "$deb" >"$WORK/apt.out" 2>&1 ||
   { cat "$WORK/apt.out" >&2; fail "apt-get --simulate install ./$(basename "$deb") failed"; }
@@ -134,6 +140,14 @@ expected=(
   ./usr/share/man/man5/ibsdn.yaml.5.gz
   ./usr/share/doc/ibsdn/README.md ./usr/share/doc/ibsdn/operations.md
 )
+if ((with_hook)); then
+  expected+=(
+    ./usr/sbin/ibsdn-slurm-hook "./usr/lib/$multiarch/slurm-wlm/spank_ibsdn.so"
+    ./etc/ibsdn/slurm-hook.conf ./usr/share/man/man8/ibsdn-slurm-hook.8.gz
+    ./lib/systemd/system/ibsdn-slurm-reconcile.service
+    ./lib/systemd/system/ibsdn-slurm-reconcile.timer ./usr/share/doc/ibsdn/slurm.md
+  )
+fi
 for path in "${expected[@]}"; do
   awk '{print $NF}' "$WORK/contents" | grep -qxF -- "$path" || fail "the package lacks $path"
 done
@@ -166,7 +180,7 @@ status=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Status} ${Version}'
 [[ $status == "install ok installed $version" ]] || fail "scratch root: ibsdn is '$status'"
 registered=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Conffiles}\n' ibsdn |
   awk 'NF {print $1, $2}')
-for conffile in /etc/opensm/ibsdn.yaml /etc/default/ibsdn-switch-agent; do
+for conffile in "${expected_conffiles[@]}"; do
   [[ -f $root$conffile ]] || fail "$conffile not installed"
   grep -qxF "$conffile $(md5sum <"$root$conffile" | cut -d' ' -f1)" <<<"$registered" ||
     fail "$conffile is not a registered conffile: $registered"
@@ -278,8 +292,29 @@ grep -qx "audit: ${#switches[@]} switches checked, consistent" <<<"$audit" || fa
 "${ctl[@]}" job end --job 7 >"$WORK/job-end.out" || fail "ibsdnctl job end"
 pass "the installed ibsdnctl: $pong; job 7 ready, audit of ${#switches[@]} agents clean, job ended"
 
+# The installed Slurm hook as slurmctld runs it (no arguments, no PATH), on its installed defaults:
+# its NoticeSocket must be the controller's.
+if ((with_hook)); then
+  hook_args=()
+  [[ $ns == private ]] || hook_args=(--set "NoticeSocket=$WORK/run/notice.sock" --set "StateDir=$WORK/hook")
+  hook_env=(SLURM_JOB_ID=8 "SLURM_JOB_NODELIST=n[0001-0004]" SLURM_JOB_USER=root SLURM_JOB_UID=0
+    SPANK_SDN_PATTERN=ring)
+  env -i "${hook_env[@]}" SLURM_SCRIPT_CONTEXT=prolog_slurmctld \
+    "$prefix/usr/sbin/ibsdn-slurm-hook" --strict "${hook_args[@]}" >"$WORK/hook.out" 2>&1 ||
+    fail "the installed ibsdn-slurm-hook as PrologSlurmctld: $(cat "$WORK/hook.out")"
+  "${ctl[@]}" jobs | grep -qE "^ *8 +root +4 +ring " || fail "job 8 not started: $("${ctl[@]}" jobs)"
+  env -i "${hook_env[@]}" SLURM_SCRIPT_CONTEXT=epilog_slurmctld \
+    "$prefix/usr/sbin/ibsdn-slurm-hook" --strict "${hook_args[@]}" >>"$WORK/hook.out" 2>&1 ||
+    fail "the installed ibsdn-slurm-hook as EpilogSlurmctld: $(cat "$WORK/hook.out")"
+  "${ctl[@]}" jobs | grep -qE "^ *8 " && fail "job 8 not ended: $("${ctl[@]}" jobs)"
+  pass "the installed ibsdn-slurm-hook started and ended job 8 (n[0001-0004], ring)" \
+    "${hook_args[*]:-on its installed defaults}"
+fi
+
 if [[ $ns == private ]]; then
-  man -w ibsdnctl ibsdn-switch-agent ibsdn.yaml >"$WORK/man.out" || fail "man does not find the pages"
+  pages=(ibsdnctl ibsdn-switch-agent ibsdn.yaml)
+  ((with_hook)) && pages+=(ibsdn-slurm-hook)
+  man -w "${pages[@]}" >"$WORK/man.out" || fail "man does not find the pages"
   bash -c 'source /usr/share/bash-completion/completions/ibsdnctl && complete -p ibsdnctl' \
     >/dev/null || fail "the installed completion does not register for ibsdnctl"
   if command -v systemd-analyze >/dev/null; then
@@ -290,13 +325,19 @@ if [[ $ns == private ]]; then
     cp /lib/systemd/system/opensm@.service "$units/opensm@0x0002c90300000001.service"
     cp "/usr/share/doc/ibsdn/examples/opensm@.service.d/ibsdn.conf" \
       "$units/opensm@0x0002c90300000001.service.d/"
-    for u in ibsdn-switch-agent@l1s001.service opensm@0x0002c90300000001.service; do
+    verify=(ibsdn-switch-agent@l1s001.service opensm@0x0002c90300000001.service)
+    if ((with_hook)); then
+      cp "$root/lib/systemd/system/ibsdn-slurm-reconcile.service" \
+        "$root/lib/systemd/system/ibsdn-slurm-reconcile.timer" "$units/"
+      verify+=(ibsdn-slurm-reconcile.service ibsdn-slurm-reconcile.timer)
+    fi
+    for u in "${verify[@]}"; do
       # verify exits 0 on unknown keys; any output is a finding.
       out=$(SYSTEMD_UNIT_PATH=$units: systemd-analyze verify "$units/$u" 2>&1) ||
         fail "systemd-analyze verify $u: $out"
       [[ -z $out ]] || fail "systemd-analyze verify $u: $out"
     done
-    pass "systemd-analyze verify: the agent's unit and the opensm@ drop-in are clean"
+    pass "systemd-analyze verify: ${verify[*]} (with the drop-in) are clean"
   else
     echo "NOTE: systemd-analyze not installed: the units were not verified"
   fi
