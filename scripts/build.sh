@@ -11,7 +11,8 @@ case "$flavour" in
               -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release, asan, fuzz)" >&2; exit 2 ;;
 esac
-cmake -S "$root" -B "$root/build/$flavour" -G Ninja "${args[@]}" >/dev/null
+# The prefix /usr: where the package installs (packaging/README.md), also for `cmake --install`.
+cmake -S "$root" -B "$root/build/$flavour" -G Ninja -DCMAKE_INSTALL_PREFIX=/usr "${args[@]}" >/dev/null
 targets=()
 if [ "$flavour" = fuzz ]; then targets=(--target fuzzers); fi
 cmake --build "$root/build/$flavour" -j "$jobs" "${targets[@]}"

@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libboost-dev libsqlite3-dev sqlite3 libglpk-dev
   opensm libopensm-dev libibumad-dev libibmad-dev infiniband-diags ibsim-utils
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev munge shellcheck
+  dpkg-dev groff-base man-db
 )
 
 missing=()

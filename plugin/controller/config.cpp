@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "flowtable/guid_text.hpp"
@@ -22,6 +24,31 @@ namespace ibsdn {
 namespace {
 
 constexpr std::string_view kTopLevel = "top level";
+
+// The keys parse_config() accepts, per map; config_keys() lists them for the documentation's tests.
+constexpr std::array<std::string_view, 16> kKeys = {"notice_socket",
+                                                    "socket_group",
+                                                    "state_dir",
+                                                    "switch_key",
+                                                    "switch_key_file",
+                                                    "table_capacity",
+                                                    "flow_definition_level",
+                                                    "algorithms",
+                                                    "mad",
+                                                    "limits",
+                                                    "job_start_timeout_ms",
+                                                    "audit_interval_ms",
+                                                    "slurm_user",
+                                                    "notice",
+                                                    "host_map",
+                                                    "log_level"};
+constexpr std::array<std::string_view, 3> kAlgorithmKeys = {"fat_tree", "dragonfly", "other"};
+constexpr std::array<std::string_view, 3> kMadKeys = {"timeout_ms", "retries", "window"};
+constexpr std::array<std::string_view, 3> kLimitKeys = {"max_rank_flows", "max_flows_per_job",
+                                                        "max_flows_total"};
+constexpr std::array<std::string_view, 5> kNoticeKeys = {
+    "max_connections", "max_connections_per_uid", "reserved_for_scheduler", "idle_timeout_ms",
+    "scheduler_idle_timeout_ms"};
 
 std::string error_text(std::string_view source, std::size_t line, std::size_t column,
                        std::string_view what) {
@@ -102,7 +129,7 @@ class Reader {
   // Calls on_key(name, key node, value node) for every entry of a map, after checking that `map`
   // is a map, each key is a known plain name and none repeats.
   void for_each_key(
-      const YAML::Node& map, std::string_view what, const std::vector<std::string_view>& known,
+      const YAML::Node& map, std::string_view what, std::span<const std::string_view> known,
       const std::function<void(const std::string&, const YAML::Node&)>& on_key) const {
     if (!map.IsMap()) fail(map, std::string(what) + ": expected a map of key: value");
     std::set<std::string> seen;
@@ -140,7 +167,7 @@ class Reader {
   }
 
   static std::string unknown_key_message(std::string_view what, const std::string& name,
-                                         const std::vector<std::string_view>& known) {
+                                         std::span<const std::string_view> known) {
     std::string msg = std::string(what) + ": unknown key " + quote_for_message(name);
     for (std::string_view k : known) {
       if (edit_distance(name, k) <= 2) return msg + " (did you mean '" + std::string(k) + "'?)";
@@ -219,31 +246,26 @@ NoticeSocketSettings parse_notice_socket(const Reader& r, const YAML::Node& map)
   std::optional<YAML::Node> max_at;
   std::optional<YAML::Node> per_uid_at;
   std::optional<YAML::Node> reserved_at;
-  r.for_each_key(map, "notice",
-                 {"max_connections", "max_connections_per_uid", "reserved_for_scheduler",
-                  "idle_timeout_ms", "scheduler_idle_timeout_ms"},
-                 [&](const std::string& k, const YAML::Node& v) {
-                   const std::string key = "notice." + k;
-                   if (k == "max_connections") {
-                     max_at.emplace(v);
-                     s.max_connections =
-                         static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeConnections));
-                   } else if (k == "max_connections_per_uid") {
-                     per_uid_at.emplace(v);
-                     s.max_connections_per_uid =
-                         static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeConnections));
-                   } else if (k == "reserved_for_scheduler") {
-                     reserved_at.emplace(v);
-                     s.reserved_for_scheduler = static_cast<std::uint32_t>(
-                         r.integer(v, key, 0, kMaxNoticeConnections - 1));
-                   } else if (k == "idle_timeout_ms") {
-                     s.idle_timeout_ms =
-                         static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeIdleTimeoutMs));
-                   } else {
-                     s.scheduler_idle_timeout_ms =
-                         static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeIdleTimeoutMs));
-                   }
-                 });
+  r.for_each_key(map, "notice", kNoticeKeys, [&](const std::string& k, const YAML::Node& v) {
+    const std::string key = "notice." + k;
+    if (k == "max_connections") {
+      max_at.emplace(v);
+      s.max_connections = static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeConnections));
+    } else if (k == "max_connections_per_uid") {
+      per_uid_at.emplace(v);
+      s.max_connections_per_uid =
+          static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeConnections));
+    } else if (k == "reserved_for_scheduler") {
+      reserved_at.emplace(v);
+      s.reserved_for_scheduler =
+          static_cast<std::uint32_t>(r.integer(v, key, 0, kMaxNoticeConnections - 1));
+    } else if (k == "idle_timeout_ms") {
+      s.idle_timeout_ms = static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeIdleTimeoutMs));
+    } else {
+      s.scheduler_idle_timeout_ms =
+          static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxNoticeIdleTimeoutMs));
+    }
+  });
   // Checked against each other once all are known, whatever their order in the file. A default
   // that no longer fits a smaller max_connections is named too: it is not lowered silently.
   const std::string max_text = std::to_string(s.max_connections);
@@ -310,22 +332,6 @@ Config parse_config(std::string_view text, std::string_view source_name) {
   if (docs.empty() || docs[0].IsNull()) {
     c.warnings.emplace_back(std::string(source_name) + ": empty, every setting has its default");
   } else {
-    static const std::vector<std::string_view> kKeys = {"notice_socket",
-                                                        "socket_group",
-                                                        "state_dir",
-                                                        "switch_key",
-                                                        "switch_key_file",
-                                                        "table_capacity",
-                                                        "flow_definition_level",
-                                                        "algorithms",
-                                                        "mad",
-                                                        "limits",
-                                                        "job_start_timeout_ms",
-                                                        "audit_interval_ms",
-                                                        "slurm_user",
-                                                        "notice",
-                                                        "host_map",
-                                                        "log_level"};
     r.for_each_key(docs[0], kTopLevel, kKeys, [&](const std::string& key, const YAML::Node& v) {
       if (key == "notice_socket") {
         c.notice_socket = r.templated_path(v, key);
@@ -356,7 +362,7 @@ Config parse_config(std::string_view text, std::string_view source_name) {
         }
         c.flow_definition_level = *parsed;
       } else if (key == "algorithms") {
-        r.for_each_key(v, "algorithms", {"fat_tree", "dragonfly", "other"},
+        r.for_each_key(v, "algorithms", kAlgorithmKeys,
                        [&](const std::string& k, const YAML::Node& a) {
                          std::string name = parse_algorithm(r, a, k);
                          if (k == "fat_tree") c.algorithms.fat_tree = std::move(name);
@@ -364,29 +370,24 @@ Config parse_config(std::string_view text, std::string_view source_name) {
                          if (k == "other") c.algorithms.other = std::move(name);
                        });
       } else if (key == "mad") {
-        r.for_each_key(
-            v, "mad", {"timeout_ms", "retries", "window"},
-            [&](const std::string& k, const YAML::Node& m) {
-              if (k == "timeout_ms") {
-                c.mad.timeout_ms =
-                    static_cast<std::uint32_t>(r.integer(m, "mad.timeout_ms", 1, kMaxMadTimeoutMs));
-              } else if (k == "retries") {
-                c.mad.retries =
-                    static_cast<std::uint32_t>(r.integer(m, "mad.retries", 0, kMaxMadRetries));
-              } else {
-                c.mad.window =
-                    static_cast<std::uint32_t>(r.integer(m, "mad.window", 1, kMaxMadWindow));
-              }
-            });
+        r.for_each_key(v, "mad", kMadKeys, [&](const std::string& k, const YAML::Node& m) {
+          if (k == "timeout_ms") {
+            c.mad.timeout_ms =
+                static_cast<std::uint32_t>(r.integer(m, "mad.timeout_ms", 1, kMaxMadTimeoutMs));
+          } else if (k == "retries") {
+            c.mad.retries =
+                static_cast<std::uint32_t>(r.integer(m, "mad.retries", 0, kMaxMadRetries));
+          } else {
+            c.mad.window = static_cast<std::uint32_t>(r.integer(m, "mad.window", 1, kMaxMadWindow));
+          }
+        });
       } else if (key == "limits") {
-        r.for_each_key(v, "limits", {"max_rank_flows", "max_flows_per_job", "max_flows_total"},
-                       [&](const std::string& k, const YAML::Node& m) {
-                         const auto n =
-                             static_cast<std::uint64_t>(r.integer(m, "limits." + k, 1, kMaxLimit));
-                         if (k == "max_rank_flows") c.limits.max_rank_flows = n;
-                         if (k == "max_flows_per_job") c.limits.max_flows_per_job = n;
-                         if (k == "max_flows_total") c.limits.max_flows_total = n;
-                       });
+        r.for_each_key(v, "limits", kLimitKeys, [&](const std::string& k, const YAML::Node& m) {
+          const auto n = static_cast<std::uint64_t>(r.integer(m, "limits." + k, 1, kMaxLimit));
+          if (k == "max_rank_flows") c.limits.max_rank_flows = n;
+          if (k == "max_flows_per_job") c.limits.max_flows_per_job = n;
+          if (k == "max_flows_total") c.limits.max_flows_total = n;
+        });
       } else if (key == "job_start_timeout_ms") {
         c.job_start_timeout_ms =
             static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxJobStartTimeoutMs));
@@ -421,6 +422,18 @@ Config parse_config(std::string_view text, std::string_view source_name) {
         "switch_key_file (docs/security.md)"));
   }
   return c;
+}
+
+std::vector<std::string> config_keys() {
+  std::vector<std::string> out(kKeys.begin(), kKeys.end());
+  const auto nested = [&out](std::string_view map, std::span<const std::string_view> keys) {
+    for (std::string_view k : keys) out.push_back(std::string(map) + "." + std::string(k));
+  };
+  nested("algorithms", kAlgorithmKeys);
+  nested("mad", kMadKeys);
+  nested("limits", kLimitKeys);
+  nested("notice", kNoticeKeys);
+  return out;
 }
 
 std::string expand_path_template(std::string_view path, std::uint64_t port_guid) {

@@ -167,6 +167,10 @@ void expand_path_templates(Config& c, std::uint64_t port_guid);
 /// Parses configuration text; `source_name` is used in error messages. Throws ConfigError.
 Config parse_config(std::string_view text, std::string_view source_name);
 
+/// Every key parse_config() accepts, a nested one as "map.key" ("mad.timeout_ms"): what
+/// ibsdn.yaml(5) and the example configuration must describe.
+std::vector<std::string> config_keys();
+
 /// Reads and parses the file at `path`. Throws ConfigError (unreadable file: "PATH: why").
 Config load_config(const std::string& path);
 
