@@ -139,7 +139,7 @@ expected=(
   ./usr/share/man/man8/ibsdnctl.8.gz ./usr/share/man/man8/ibsdn-switch-agent.8.gz
   ./usr/share/man/man5/ibsdn.yaml.5.gz
   ./usr/share/doc/ibsdn/README.md ./usr/share/doc/ibsdn/operations.md
-  ./usr/include/ibsdn/hints.h ./usr/share/doc/ibsdn/hints-api.md
+  ./usr/include/ibsdn/hints.h "./$libdir/pkgconfig/ibsdn-hints.pc" ./usr/share/doc/ibsdn/hints-api.md
 )
 if ((with_hook)); then
   expected+=(
