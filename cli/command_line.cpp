@@ -2,12 +2,16 @@
 
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "flowtable/guid_text.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
+#ifdef IBSDN_HAVE_SLURM_HOSTLIST
+#include "common/slurm_hostlist.hpp"
+#endif
 
 #ifndef IBSDN_VERSION
 #define IBSDN_VERSION "unknown"
@@ -51,6 +55,44 @@ std::vector<RankPair> parse_elephants(const std::vector<std::string>& texts) {
                    parse_rank(std::string_view(t).substr(colon + 1), "--elephant", t)});
   }
   return out;
+}
+
+// Each --nodes value is a Slurm host list ("node[01-16,20],gpu3"; plain "a,b" is one too), expanded
+// in order by libslurm after common/slurm_hostlist.hpp checked it: libslurm itself accepts
+// malformed lists ("bad[1-" becomes "bad]"). Hosts repeated across values are the protocol
+// check's to report (at /nodes/N).
+std::vector<std::string> expand_nodes(const std::vector<std::string>& values) {
+  std::vector<std::string> hosts;
+  for (const std::string& value : values) {
+#ifdef IBSDN_HAVE_SLURM_HOSTLIST
+    try {
+      std::vector<std::string> more = expand_hostlist(value, kMaxJobNodes);
+      if (more.size() > kMaxJobNodes - hosts.size()) {
+        throw UsageError{"--nodes", "more than " + std::to_string(kMaxJobNodes) + " hosts"};
+      }
+      hosts.insert(hosts.end(), std::make_move_iterator(more.begin()),
+                   std::make_move_iterator(more.end()));
+    } catch (const HostlistError& e) {
+      throw UsageError{"--nodes", e.what()};
+    }
+#else
+    if (value.find('[') != std::string::npos) {
+      throw UsageError{"--nodes", "'" + value +
+                                      "': this ibsdnctl was built without libslurm and does not "
+                                      "expand host ranges; pass the names, e.g. --nodes "
+                                      "\"$(scontrol show hostnames '" +
+                                      value + "' | paste -sd,)\""};
+    }
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = value.find(',', start);
+      hosts.push_back(value.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+#endif
+  }
+  return hosts;
 }
 
 // A decimal number is a LID, "0x..." a GUID, anything else a node name (what opensm's and
@@ -123,8 +165,8 @@ std::string option_for(std::string_view at, const Request& request) {
 class Parser {
  public:
   Parser();
-  CommandLine parse(std::span<const std::string> args, const std::optional<std::string>& socket_env,
-                    std::ostream& out, std::ostream& err);
+  CommandLine parse(std::span<const std::string> args, const Environment& env, std::ostream& out,
+                    std::ostream& err);
 
  private:
   struct Values {
@@ -158,7 +200,8 @@ class Parser {
   void add_queries();
   void add_job_commands();
   void add_quarantine_commands();
-  [[nodiscard]] Request build() const;
+  [[nodiscard]] Request build(const Environment& env) const;
+  [[nodiscard]] JobId own_job(const CLI::Option* job, const Environment& env) const;
   [[nodiscard]] std::optional<Traffic> traffic(const CLI::Option* pattern,
                                                const CLI::Option* matrix) const;
   [[nodiscard]] std::string command_path() const;
@@ -187,11 +230,13 @@ class Parser {
   CLI::Option* start_algorithm_ = nullptr;
   CLI::App* end_ = nullptr;
   CLI::App* phase_ = nullptr;
+  CLI::Option* phase_job_ = nullptr;
   CLI::Option* phase_begin_ = nullptr;
   CLI::Option* phase_end_ = nullptr;
   CLI::Option* phase_pattern_ = nullptr;
   CLI::Option* phase_matrix_ = nullptr;
   CLI::App* hint_ = nullptr;
+  CLI::Option* hint_job_ = nullptr;
   CLI::App* quarantine_ = nullptr;
   CLI::App* release_ = nullptr;
 };
@@ -284,12 +329,12 @@ void Parser::add_job_commands() {
   start_uid_ = start_->add_option("--uid", v_.uid, "the owner's uid")
                    ->type_name("N")
                    ->check(CLI::Range(std::uint64_t{0}, kMaxUid));
+  // No CLI11 delimiter: the commas inside "node[01-16,20]" belong to the host list.
   start_
       ->add_option("--nodes", v_.nodes,
-                   "the job's hosts in rank-placement order, comma-separated (host ranges such "
-                   "as node[01-04] are not expanded)")
-      ->type_name("HOST,...")
-      ->delimiter(',')
+                   "the job's hosts in rank-placement order: a Slurm host list such as "
+                   "node[01-16,20],gpu3, or comma-separated names (repeatable)")
+      ->type_name("HOSTLIST")
       ->required();
   start_pattern_ = start_
                        ->add_option("--pattern", v_.pattern,
@@ -323,8 +368,11 @@ void Parser::add_job_commands() {
   end_ = command(*job, "end", "remove a job's flow entries (its traffic returns to the LFT)");
   job_option(*end_, true, "the job id");
 
-  phase_ = command(*job, "phase", "begin or end a communication phase of a job");
-  job_option(*phase_, true, "the job id");
+  // Users run these from inside their own jobs (the controller accepts them from the job's owner).
+  const std::string own_job =
+      "the job id (default inside a Slurm job: $" + std::string(kSlurmJobEnvVar) + ")";
+  phase_ = command(*job, "phase", "begin or end a communication phase of a job (its owner may)");
+  phase_job_ = job_option(*phase_, false, own_job);
   phase_begin_ = phase_->add_option("--begin", v_.begin, "begin this phase")->type_name("NAME");
   phase_end_ = phase_->add_option("--end", v_.end, "end this phase")
                    ->type_name("NAME")
@@ -342,8 +390,9 @@ void Parser::add_job_commands() {
                       ->excludes(phase_end_)
                       ->excludes(phase_pattern_);
 
-  hint_ = command(*job, "hint", "replace a job's elephant pairs (re-routes the job)");
-  job_option(*hint_, true, "the job id");
+  hint_ =
+      command(*job, "hint", "replace a job's elephant pairs (re-routes the job; its owner may)");
+  hint_job_ = job_option(*hint_, false, own_job);
   CLI::Option* elephants = hint_
                                ->add_option("--elephant", v_.elephants,
                                             "a rank pair that carries most of the bytes "
@@ -374,7 +423,24 @@ std::optional<Traffic> Parser::traffic(const CLI::Option* pattern,
   return std::nullopt;
 }
 
-Request Parser::build() const {
+// --job, or inside a Slurm job the job itself.
+JobId Parser::own_job(const CLI::Option* job, const Environment& env) const {
+  if (job->count() > 0) return JobId(v_.job);
+  const std::string var = "$" + std::string(kSlurmJobEnvVar);
+  if (!env.slurm_job_id || env.slurm_job_id->empty()) {
+    throw UsageError{"--job", "required outside a Slurm job (" + var + " is not set)"};
+  }
+  const std::string& text = *env.slurm_job_id;
+  std::uint64_t id = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id, 10);
+  if (ec != std::errc() || ptr != text.data() + text.size() || id < 1 || id > kMaxJobId) {
+    throw UsageError{"--job", var + " is '" + text + "', not a job id (1.." +
+                                  std::to_string(kMaxJobId) + "); give --job"};
+  }
+  return JobId(id);
+}
+
+Request Parser::build(const Environment& env) const {
   if (ping_->parsed()) return PingQuery{};
   if (jobs_->parsed()) return JobsQuery{};
   if (audit_->parsed()) return AuditQuery{v_.repair};
@@ -397,15 +463,7 @@ Request Parser::build() const {
     r.job = JobId(v_.job);
     r.user = v_.user;
     if (start_uid_->count() > 0) r.uid = static_cast<std::uint32_t>(v_.uid);
-    for (const std::string& node : v_.nodes) {
-      if (node.find('[') != std::string::npos) {
-        throw UsageError{"--nodes", "'" + node +
-                                        "': ibsdnctl does not expand host ranges; pass the names, "
-                                        "e.g. --nodes \"$(scontrol show hostnames '" +
-                                        node + "' | paste -sd,)\""};
-      }
-    }
-    r.nodes = v_.nodes;
+    r.nodes = expand_nodes(v_.nodes);
     std::optional<Traffic> t = traffic(start_pattern_, start_matrix_);
     if (!t) throw UsageError{"", "job start needs --pattern TEXT or --matrix FILE"};
     r.traffic = std::move(*t);
@@ -418,7 +476,7 @@ Request Parser::build() const {
   if (end_->parsed()) return JobEndRequest{JobId(v_.job)};
   if (phase_->parsed()) {
     PhaseRequest r;
-    r.job = JobId(v_.job);
+    r.job = own_job(phase_job_, env);
     if (phase_begin_->count() > 0) {
       r.action = PhaseAction::kBegin;
       r.name = v_.begin;
@@ -437,7 +495,7 @@ Request Parser::build() const {
     if (v_.elephants.empty() && !v_.clear) {
       throw UsageError{"", "job hint needs --elephant SRC:DST (or --clear to remove the pairs)"};
     }
-    return HintRequest{JobId(v_.job), parse_elephants(v_.elephants)};
+    return HintRequest{own_job(hint_job_, env), parse_elephants(v_.elephants)};
   }
   // require_subcommand(1) on the app and on `job` leaves no other way out of parse().
   throw UsageError{"", "no command"};
@@ -474,9 +532,8 @@ void Parser::report(std::ostream& err, const std::string& option, const std::str
       << "Run '" << command_path() << " --help' for more information.\n";
 }
 
-CommandLine Parser::parse(std::span<const std::string> args,
-                          const std::optional<std::string>& socket_env, std::ostream& out,
-                          std::ostream& err) {
+CommandLine Parser::parse(std::span<const std::string> args, const Environment& env,
+                          std::ostream& out, std::ostream& err) {
   // CLI11 takes the arguments last first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -498,7 +555,7 @@ CommandLine Parser::parse(std::span<const std::string> args,
 
   Invocation inv;
   try {
-    inv.request = build();
+    inv.request = build(env);
     // The controller's own parser: whatever it would refuse is refused here, by option name.
     const ParsedRequest checked = parse_request(request_line(inv.request));
     if (!checked.ok()) {
@@ -511,8 +568,8 @@ CommandLine Parser::parse(std::span<const std::string> args,
 
   if (!v_.socket.empty()) {
     inv.socket_path = v_.socket;
-  } else if (socket_env && !socket_env->empty()) {
-    inv.socket_path = *socket_env;
+  } else if (env.socket && !env.socket->empty()) {
+    inv.socket_path = *env.socket;
   } else {
     inv.socket_path = std::string(kDefaultSocketPath);
   }
@@ -529,11 +586,10 @@ CommandLine Parser::parse(std::span<const std::string> args,
 
 }  // namespace
 
-CommandLine parse_command_line(std::span<const std::string> args,
-                               const std::optional<std::string>& socket_env, std::ostream& out,
-                               std::ostream& err) {
+CommandLine parse_command_line(std::span<const std::string> args, const Environment& env,
+                               std::ostream& out, std::ostream& err) {
   Parser parser;
-  return parser.parse(args, socket_env, out, err);
+  return parser.parse(args, env, out, err);
 }
 
 std::string request_line(const Request& request) {

@@ -7,9 +7,9 @@
 
 namespace ibsdn::cli {
 
-int run_ibsdnctl(std::span<const std::string> args, const std::optional<std::string>& socket_env,
-                 std::ostream& out, std::ostream& err) {
-  const CommandLine cl = parse_command_line(args, socket_env, out, err);
+int run_ibsdnctl(std::span<const std::string> args, const Environment& env, std::ostream& out,
+                 std::ostream& err) {
+  const CommandLine cl = parse_command_line(args, env, out, err);
   if (!cl.invocation) return to_int(cl.exit_code);
   const Invocation& inv = *cl.invocation;
 

@@ -2,7 +2,6 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,10 +9,11 @@
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
-  std::optional<std::string> socket_env;
-  if (const char* s = std::getenv("IBSDN_SOCKET")) socket_env = s;
+  ibsdn::cli::Environment env;
+  if (const char* s = std::getenv("IBSDN_SOCKET")) env.socket = s;
+  if (const char* s = std::getenv("SLURM_JOB_ID")) env.slurm_job_id = s;
   try {
-    return ibsdn::cli::run_ibsdnctl(args, socket_env, std::cout, std::cerr);
+    return ibsdn::cli::run_ibsdnctl(args, env, std::cout, std::cerr);
   } catch (const std::exception& e) {
     // Out of memory and the like: nothing the exit codes describe.
     std::cerr << "ibsdnctl: " << e.what() << "\n";

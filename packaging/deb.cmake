@@ -50,10 +50,11 @@ sdn and an SDN controller that routes the flows of each job Slurm announces
 (SDN-optimal, tapered and dragonfly variants) and installs them as flow entries
 that override the switches' LFT routes.
 .
-This package holds the plugin, ibsdnctl (the administrators' client),
-ibsdn-switch-agent (an emulated SDN switch for ibsim fabrics), ibsdn-madtool,
-ibsdn-sim, ${slurm_text}example configurations, manual pages, systemd units
-and bash completion.")
+This package holds the plugin, ibsdnctl (the administrators' client, with
+which users also mark their jobs' phases), libibsdn-hints and ibsdn/hints.h
+(the same from a program, in C), ibsdn-switch-agent (an emulated SDN switch
+for ibsim fabrics), ibsdn-madtool, ibsdn-sim, ${slurm_text}example
+configurations, manual pages, systemd units and bash completion.")
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)

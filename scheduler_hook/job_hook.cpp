@@ -4,11 +4,11 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "common/slurm_hostlist.hpp"
 #include "plugin/notice/client/notice_client.hpp"
 #include "plugin/notice/limits.hpp"
 #include "plugin/notice/names.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
-#include "scheduler_hook/hostlist.hpp"
 #include "scheduler_hook/job_records.hpp"
 #include "scheduler_hook/sdn_options.hpp"
 

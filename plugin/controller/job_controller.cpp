@@ -134,13 +134,30 @@ void JobController::authorize(const Request& r, const Caller& c) const {
           return JobId(0);
         },
         r);
+    // Which jobs are active is no secret (the jobs query lists them with their users), so a
+    // user who mistyped the id hears that it is not active rather than that it is not theirs.
     const auto it = jobs_.find(id);
-    if (it != jobs_.end() && it->second.owner_uid && *it->second.owner_uid == c.uid) return;
+    if (it == jobs_.end()) {
+      throw NoticeFailure(ErrorCode::kUnknownJob,
+                          "job " + std::to_string(id.value()) + " is not active", "/job");
+    }
+    const Job& j = it->second;
+    if (j.owner_uid && *j.owner_uid == c.uid) return;
+    std::string owner = "its owner";
+    if (j.adopted) {
+      owner += " (unknown: the controller adopted the job from the switches' entries)";
+    } else if (j.owner_uid) {
+      owner += " " + j.request.user + " (uid " + std::to_string(*j.owner_uid) + ")";
+    } else {
+      owner += " " + j.request.user +
+               " (whose uid the controller does not know: job_start gave none, and the "
+               "controller's host has no such user)";
+    }
     throw NoticeFailure(ErrorCode::kForbidden,
                         std::string(op_name(r)) + " for job " + std::to_string(id.value()) +
-                            " is for the job's owner, root or the Slurm user (" +
-                            config_.slurm_user + "); uid " + std::to_string(c.uid) +
-                            " is none of them");
+                            " is for " + owner + ", root or the Slurm user (" + config_.slurm_user +
+                            "); uid " + std::to_string(c.uid) + " is none of them",
+                        "/job");
   }
   throw NoticeFailure(ErrorCode::kForbidden,
                       std::string(op_name(r)) + " is for root or the Slurm user (" +

@@ -1,7 +1,7 @@
-// The controller through its C ABI, as the glue drives it: a fake glue whose send_mad hands
-// requests to mad::SwitchResponder instances (the agents' logic) on threads of their own, as the
-// vendor layer's receiver would, and a client on the real notice socket. The real-process
-// version of these scenarios (ibsim, opensm, agents) is tests/integration/controller_ibsim.sh.
+// The controller through its C ABI, as the glue drives it (plugin/tests/controller_harness.hpp: a
+// fake glue answering with the agents' logic, a client on the real notice socket). The
+// real-process version of these scenarios (ibsim, opensm, agents) is
+// tests/integration/controller_ibsim.sh.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -32,6 +32,7 @@
 #include "plugin/abi_fabric.hpp"
 #include "plugin/sdn_engine.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
+#include "plugin/tests/controller_harness.hpp"
 #include "routing/xgft.hpp"
 #include "tests/param_names.hpp"
 
@@ -39,279 +40,8 @@ namespace ibsdn::plugin {
 namespace {
 
 using namespace std::chrono_literals;
+using namespace test;
 using nlohmann::json;
-
-constexpr std::uint64_t kKey = 0x5eed;
-
-/// Stands in for plugin/glue: records the log, answers MADs on threads of its own, or leaves
-/// them unanswered (a switch without an agent).
-class FakeGlue {
- public:
-  FakeGlue() {
-    ops_.glue = this;
-    ops_.log = [](void* g, osmsdn_log_level level, const char* m) {
-      auto* self = static_cast<FakeGlue*>(g);
-      std::lock_guard lock(self->mu_);
-      self->log_.emplace_back(m);
-      self->levels_.push_back(level);
-      self->cv_.notify_all();
-    };
-    ops_.send_mad = [](void* g, std::uint16_t dlid, const std::uint8_t* mad) {
-      return static_cast<FakeGlue*>(g)->send(dlid, mad);
-    };
-    ops_.sm_state = [](void* g) { return static_cast<FakeGlue*>(g)->sm_state_.load(); };
-  }
-  /// OpenSM's SM state as the glue reports it (enum osmsdn_sm_state); MASTER at first.
-  void set_sm_state(int state) {
-    sm_state_.store(state);
-    if (ctx_ != nullptr) osmsdn_sm_state_changed(ctx_, state);
-  }
-  /// MADs the controller sent so far, to any switch.
-  std::size_t sent_total() {
-    std::lock_guard lock(mu_);
-    std::size_t n = 0;
-    for (const auto& [lid, count] : sent_) n += count;
-    return n;
-  }
-  ~FakeGlue() { join(); }
-
-  /// Joins the answering threads; call after osmsdn_stop and before osmsdn_destroy.
-  void join() {
-    std::vector<std::thread> t;
-    {
-      std::lock_guard lock(mu_);
-      t.swap(threads_);
-    }
-    for (auto& th : t) th.join();
-  }
-
-  void attach_agent(Lid lid, std::uint8_t ports, std::uint32_t capacity = 4096) {
-    mad::ResponderConfig cfg;
-    cfg.key = kKey;
-    cfg.table.num_ports = ports;
-    cfg.table.capacity = capacity;
-    std::lock_guard lock(mu_);
-    agents_[lid.value()] = std::make_unique<mad::SwitchResponder>(cfg);
-  }
-  void detach_agent(Lid lid) {
-    std::lock_guard lock(mu_);
-    agents_.erase(lid.value());
-  }
-  /// The agent's table as rules (counters dropped), in installation order.
-  std::vector<std::string> table(Lid lid) {
-    std::lock_guard lock(mu_);
-    std::vector<std::string> out;
-    for (FlowEntry e : agents_.at(lid.value())->table().entries()) {
-      e.n_packets = 0;
-      out.push_back(format_flow(e));
-    }
-    return out;
-  }
-  void set_ctx(osmsdn_ctx* ctx) { ctx_ = ctx; }
-  /// MADs the controller sent to `lid` so far.
-  std::size_t sent_to(Lid lid) {
-    std::lock_guard lock(mu_);
-    return sent_[lid.value()];
-  }
-  [[nodiscard]] const osmsdn_glue_ops& ops() const { return ops_; }
-
-  bool wait_for(const std::string& text, std::chrono::milliseconds timeout = 10s) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return count_locked(text) > 0; });
-  }
-  std::size_t count(const std::string& text) {
-    std::lock_guard lock(mu_);
-    return count_locked(text);
-  }
-  /// Lines at `level` that start with `start` and contain `text`.
-  std::size_t count_starting(osmsdn_log_level level, const std::string& start,
-                             const std::string& text = "") {
-    std::lock_guard lock(mu_);
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < log_.size(); ++i) {
-      n += levels_[i] == level && log_[i].starts_with(start) &&
-           log_[i].find(text) != std::string::npos;
-    }
-    return n;
-  }
-  std::string log_text() {
-    std::lock_guard lock(mu_);
-    std::string out;
-    for (const auto& l : log_) out += l + "\n";
-    return out;
-  }
-
- private:
-  int send(std::uint16_t dlid, const std::uint8_t* bytes) {
-    mad::MadBytes request{};
-    std::memcpy(request.data(), bytes, request.size());
-    std::lock_guard lock(mu_);
-    ++sent_[dlid];
-    const auto it = agents_.find(dlid);
-    if (it == agents_.end()) return OSMSDN_OK;  // silence: the controller's own timeout
-    const mad::Handled h = it->second->handle(request);
-    if (!h.reply) return OSMSDN_OK;
-    const mad::MadBytes reply = *h.reply;
-    threads_.emplace_back([this, dlid, reply] { osmsdn_mad_received(ctx_, dlid, reply.data()); });
-    return OSMSDN_OK;
-  }
-  std::size_t count_locked(const std::string& text) const {
-    std::size_t n = 0;
-    for (const auto& l : log_) n += l.find(text) != std::string::npos ? 1 : 0;
-    return n;
-  }
-
-  osmsdn_glue_ops ops_{};
-  std::atomic<int> sm_state_{OSMSDN_SM_MASTER};
-  osmsdn_ctx* ctx_ = nullptr;
-  std::map<std::uint16_t, std::unique_ptr<mad::SwitchResponder>> agents_;
-  std::map<std::uint16_t, std::size_t> sent_;  // MADs sent, by destination LID
-  std::vector<std::thread> threads_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::string> log_;
-  std::vector<osmsdn_log_level> levels_;  // of each line of log_
-};
-
-/// XGFT(2;4,4;1,4) with the sdn engine's LFTs, as OpenSM would hand them over.
-struct TestFabric {
-  Fabric fabric = generate_xgft(XgftParams::parse("2;4,4;1,4"));
-  LidMap lids = sequential_lids(fabric);
-  test::AbiBuffers abi = test::to_abi(fabric, lids);
-  std::vector<std::vector<std::uint8_t>> lft_bytes;
-  std::vector<osmsdn_lft> lfts;
-
-  TestFabric() {
-    plugin::Subnet f = subnet_from_abi(abi.view);
-    const SdnTables t = compute_sdn_tables(f);
-    for (const NodeIdx sw : fabric.switches()) {
-      lft_bytes.emplace_back(lids.max_lid().value() + 1u, OSMSDN_NO_PATH);
-      lfts.push_back(osmsdn_lft{fabric.node(sw).guid.value(), lft_bytes.back().data(),
-                                static_cast<std::uint32_t>(lft_bytes.back().size())});
-    }
-    write_tables(f, t.lfts, lfts);
-  }
-  [[nodiscard]] std::vector<Lid> switch_lids() const {
-    std::vector<Lid> out;
-    for (const NodeIdx sw : fabric.switches()) out.push_back(lids.lid(sw, PortNum(0)));
-    return out;
-  }
-  void attach_all(FakeGlue& glue, std::uint32_t capacity = 4096) const {
-    for (const NodeIdx sw : fabric.switches()) {
-      glue.attach_agent(lids.lid(sw, PortNum(0)),
-                        static_cast<std::uint8_t>(fabric.node(sw).ports.size()), capacity);
-    }
-  }
-};
-
-/// A configuration, socket and state directory of its own under /tmp.
-struct Sandbox {
-  std::filesystem::path dir;
-  std::string options;
-
-  explicit Sandbox(const std::string& extra = "") {
-    char tmpl[] = "/tmp/ibsdn-bridge-XXXXXX";
-    dir = ::mkdtemp(tmpl);
-    std::ofstream(dir / "ibsdn.yaml")
-        << "notice_socket: " << (dir / "notice.sock").string()
-        << "\nstate_dir: " << (dir / "state").string() << "\nswitch_key: 0x5eed\n"
-        << (extra.find("mad:") == std::string::npos ? "mad: {timeout_ms: 40, retries: 1}\n" : "")
-        << (extra.find("audit_interval_ms") == std::string::npos ? "audit_interval_ms: 0\n" : "")
-        << extra;
-    options = "config=" + (dir / "ibsdn.yaml").string();
-  }
-  ~Sandbox() { std::filesystem::remove_all(dir); }
-  [[nodiscard]] std::string socket() const { return (dir / "notice.sock").string(); }
-};
-
-/// One request line, one response line.
-json ask(const std::string& socket_path, const json& request) {
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, socket_path.c_str(), sizeof(addr.sun_path) - 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    ::close(fd);
-    ADD_FAILURE() << "connect " << socket_path << ": " << std::strerror(errno);
-    return json();
-  }
-  const std::string line = request.dump() + "\n";
-  EXPECT_EQ(::send(fd, line.data(), line.size(), MSG_NOSIGNAL), static_cast<ssize_t>(line.size()));
-  std::string in;
-  char buf[4096];
-  while (in.find('\n') == std::string::npos) {
-    const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-    if (n <= 0) break;
-    in.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return json::parse(in);
-}
-
-json job_start(std::uint64_t job, const std::string& pattern, int first = 1, int nodes = 16) {
-  json r = {{"v", 1}, {"op", "job_start"}, {"job", job}, {"user", "root"}, {"pattern", pattern}};
-  r["nodes"] = json::array();
-  for (int i = first; i < first + nodes; ++i) {
-    char name[16];
-    std::snprintf(name, sizeof(name), "n%04d", i);
-    r["nodes"].push_back(name);
-  }
-  return r;
-}
-
-/// Every entry the controller intends, per switch LID, as format_flow text.
-std::map<std::uint16_t, std::vector<std::string>> intent(const std::string& socket_path) {
-  const json r = ask(socket_path, {{"v", 1}, {"op", "flows"}});
-  std::map<std::uint16_t, std::vector<std::string>> out;
-  for (const json& sw : r.at("switches")) {
-    auto& list = out[sw.at("lid").get<std::uint16_t>()];
-    for (const json& e : sw.at("entries")) list.push_back(e.at("text").get<std::string>());
-  }
-  return out;
-}
-
-class Running {
- public:
-  /// With `subnet_up` false the controller waits for its first SUBNET UP (subnet_up()).
-  Running(FakeGlue& glue, const Sandbox& box, const TestFabric& s, bool subnet_up = true)
-      : glue_(glue), fabric_(s) {
-    EXPECT_EQ(osmsdn_create(OSMSDN_ABI_VERSION, &glue.ops(), box.options.c_str(), &ctx_), OSMSDN_OK)
-        << glue.log_text();
-    glue.set_ctx(ctx_);
-    if (subnet_up) this->subnet_up();
-  }
-  /// Hands over a SUBNET UP and waits until the controller audited after it.
-  void subnet_up() {
-    const std::size_t before = glue_.count("audit after SUBNET UP");
-    EXPECT_EQ(osmsdn_fabric_updated(ctx_, &fabric_.abi.view, fabric_.lfts.data(),
-                                    static_cast<std::uint32_t>(fabric_.lfts.size()), "sdn"),
-              OSMSDN_OK);
-    for (int i = 0; i < 500 && glue_.count("audit after SUBNET UP") == before; ++i) {
-      std::this_thread::sleep_for(20ms);
-    }
-    EXPECT_GT(glue_.count("audit after SUBNET UP"), before) << glue_.log_text();
-  }
-  ~Running() { stop(); }
-  void stop() {
-    if (ctx_ == nullptr) return;
-    osmsdn_stop(ctx_);
-    glue_.join();
-    glue_.set_ctx(nullptr);  // the glue's events (SM state) must not reach a freed controller
-    osmsdn_destroy(ctx_);
-    ctx_ = nullptr;
-  }
-
- private:
-  FakeGlue& glue_;
-  const TestFabric& fabric_;
-  osmsdn_ctx* ctx_ = nullptr;
-};
-
-std::size_t total(const std::map<std::uint16_t, std::vector<std::string>>& m) {
-  std::size_t n = 0;
-  for (const auto& [lid, e] : m) n += e.size();
-  return n;
-}
 
 TEST(ControllerBridge, JobStartInstallsTheIntendedEntriesOnEverySwitchAndJobEndRemovesThem) {
   TestFabric s;
@@ -531,6 +261,96 @@ TEST(ControllerBridge, RefusesJobNoticesFromOtherUsersAndBadNoticesLeavingStateI
   EXPECT_EQ(phase.at("error").at("code"), "unknown_phase") << phase.dump();
   EXPECT_EQ(intent(box.socket()), before);
   EXPECT_EQ(ask(box.socket(), {{"v", 1}, {"op", "jobs"}}).at("jobs").size(), 1u);
+}
+
+// Users mark phases and hints from inside their jobs (ibsdnctl job phase / hint, libibsdn-hints):
+// the controller accepts them from the uid job_start named (the hook sends SLURM_JOB_UID), and
+// refuses every other uid but root and the Slurm user, saying whose job it is. Nothing of the
+// job changes on a refusal.
+TEST(ControllerBridge, PhaseAndHint_AreForTheJobOwnersUidAndRefusedToOtherUsers) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to send as other uids";
+  constexpr uid_t kOwner = 60001;
+  constexpr uid_t kOther = 60002;
+  constexpr gid_t kGroup = 65534;  // the socket's group: both users may connect
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box("socket_group: nogroup\n");
+  ::chmod(box.dir.c_str(), 0755);
+  Running run(glue, box, s);
+  json start = job_start(11, "shift:k=1");
+  start["user"] = "alice";
+  start["uid"] = kOwner;
+  start["phases"] = json::array({{{"name", "exchange"}, {"pattern", "random-perm"}}});
+  ASSERT_TRUE(ask(box.socket(), start).value("ok", false));
+  const auto base = intent(box.socket());
+  const json begin = {
+      {"v", 1}, {"op", "phase"}, {"job", 11}, {"action", "begin"}, {"name", "exchange"}};
+  const json end = {
+      {"v", 1}, {"op", "phase"}, {"job", 11}, {"action", "end"}, {"name", "exchange"}};
+  const json hint = {{"v", 1}, {"op", "hint"}, {"job", 11}, {"elephants", {{0, 1}}}};
+
+  for (const json& refused : {begin, end, hint}) {
+    const json r = ask_as(kOther, kGroup, box.socket(), refused);
+    ASSERT_EQ(r.at("error").at("code"), "forbidden") << r.dump();
+    EXPECT_EQ(r.at("error").at("at"), "/job") << r.dump();
+    EXPECT_NE(r.at("error").at("message").get<std::string>().find(
+                  " for job 11 is for its owner alice (uid 60001), root or the Slurm user "
+                  "(slurm); uid 60002 is none of them"),
+              std::string::npos)
+        << r.dump();
+  }
+  EXPECT_EQ(intent(box.socket()), base);
+  EXPECT_GE(glue.count("phase from uid 60002"), 1u) << glue.log_text();
+  // job_end stays the scheduler's, also for the owner.
+  const json owner_end =
+      ask_as(kOwner, kGroup, box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 11}});
+  EXPECT_EQ(owner_end.at("error").at("code"), "forbidden") << owner_end.dump();
+  // A job that is not active is named so, not "not yours": the jobs query lists jobs anyway.
+  json other_job = begin;
+  other_job["job"] = 12;
+  const json unknown = ask_as(kOwner, kGroup, box.socket(), other_job);
+  EXPECT_EQ(unknown.at("error").at("code"), "unknown_job") << unknown.dump();
+
+  const json began = ask_as(kOwner, kGroup, box.socket(), begin);
+  ASSERT_TRUE(began.value("ok", false)) << began.dump();
+  EXPECT_NE(intent(box.socket()), base);
+  const json hinted = ask_as(kOwner, kGroup, box.socket(), hint);
+  ASSERT_TRUE(hinted.value("ok", false)) << hinted.dump();
+  const json ended = ask_as(kOwner, kGroup, box.socket(), end);
+  ASSERT_TRUE(ended.value("ok", false)) << ended.dump();
+  EXPECT_EQ(ask(box.socket(), {{"v", 1}, {"op", "jobs"}}).at("jobs").at(0).at("phase"), "");
+}
+
+// Without "uid" in job_start the owner is the user's uid on the controller's host; a user the
+// host does not know owns a job nobody but root and the Slurm user may change.
+TEST(ControllerBridge, PhaseAndHint_WithoutAUidInJobStart_GoByTheUsersLocalUid) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to send as other uids";
+  constexpr gid_t kGroup = 65534;
+  TestFabric s;
+  FakeGlue glue;
+  s.attach_all(glue);
+  Sandbox box("socket_group: nogroup\n");
+  ::chmod(box.dir.c_str(), 0755);
+  Running run(glue, box, s);
+  json by_name = job_start(21, "ring", 1, 4);
+  by_name["user"] = "nobody";  // uid 65534 on Debian
+  ASSERT_TRUE(ask(box.socket(), by_name).value("ok", false));
+  json stranger = job_start(22, "ring", 5, 4);
+  stranger["user"] = "no-such-user-here";
+  ASSERT_TRUE(ask(box.socket(), stranger).value("ok", false));
+
+  const json hint21 = {{"v", 1}, {"op", "hint"}, {"job", 21}, {"elephants", {{0, 1}}}};
+  const json ok = ask_as(65534, kGroup, box.socket(), hint21);
+  EXPECT_TRUE(ok.value("ok", false)) << ok.dump();
+  const json hint22 = {{"v", 1}, {"op", "hint"}, {"job", 22}, {"elephants", {{0, 1}}}};
+  const json refused = ask_as(65534, kGroup, box.socket(), hint22);
+  ASSERT_EQ(refused.at("error").at("code"), "forbidden") << refused.dump();
+  EXPECT_NE(refused.at("error").at("message").get<std::string>().find(
+                "its owner no-such-user-here (whose uid the controller does not know"),
+            std::string::npos)
+      << refused.dump();
+  EXPECT_TRUE(ask(box.socket(), hint22).value("ok", false));  // root may
 }
 
 TEST(ControllerBridge, PhasesSwapTheJobsEntriesAndRouteShowsWhereEntriesOverride) {

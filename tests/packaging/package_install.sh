@@ -139,6 +139,7 @@ expected=(
   ./usr/share/man/man8/ibsdnctl.8.gz ./usr/share/man/man8/ibsdn-switch-agent.8.gz
   ./usr/share/man/man5/ibsdn.yaml.5.gz
   ./usr/share/doc/ibsdn/README.md ./usr/share/doc/ibsdn/operations.md
+  ./usr/include/ibsdn/hints.h "./$libdir/pkgconfig/ibsdn-hints.pc" ./usr/share/doc/ibsdn/hints-api.md
 )
 if ((with_hook)); then
   expected+=(
@@ -161,6 +162,11 @@ for elf in "${elves[@]}"; do
 done
 exports=$(nm -D --defined-only "$WORK/extracted/$libdir/libosmsdn.so" | awk '{print $3}')
 [[ $exports == osm_event_plugin ]] || fail "libosmsdn.so exports more than osm_event_plugin: $exports"
+# The hints C API: the runtime name and the link-time name, exporting the header's functions only.
+grep -qE " \./$libdir/libibsdn-hints\.so\.0 -> " "$WORK/contents" || fail "the package lacks libibsdn-hints.so.0"
+grep -qE " \./$libdir/libibsdn-hints\.so -> " "$WORK/contents" || fail "the package lacks libibsdn-hints.so"
+exports=$(nm -D --defined-only "$WORK/extracted/$libdir/libibsdn-hints.so.0" | awk '$3 !~ /^ibsdn_/ {print $3}')
+[[ $exports == IBSDN_HINTS_0 ]] || fail "libibsdn-hints.so exports more than ibsdn_*: $exports"
 pass "${#expected[@]} files in their places; ${#elves[@]} ELF files without RPATH or build paths"
 
 # --- 3. install into a scratch root ------------------------------------------------------------

@@ -10,6 +10,8 @@
 #  2. a 3dnn job on 8 nodes, and two --oversubscribe jobs on overlapping nodes running together:
 #     each finds its entries; afterwards the switches hold nothing;
 #  3. a bad --sdn-pattern is refused by sbatch at submit time with the parser's message;
+#     a job of another user (nobody) marks a phase and gives hints from inside with ibsdnctl and
+#     the C API (libibsdn-hints), while a third uid's ibsdnctl is refused for that job;
 #  4. the controller hung (opensm stopped with SIGSTOP): a job still starts, within the hook's
 #     TimeoutMs, and the hook logs why (fail open);
 #  5. an epilog that fails (the controller not found) leaves the job's entries on the switches;
@@ -24,6 +26,7 @@ sim="$build/sim_backend/ibsdn-sim"
 agent="$build/mad/agent/ibsdn-switch-agent"
 ctl="$build/cli/ibsdnctl"
 hook="$build/scheduler_hook/ibsdn-slurm-hook"
+hints_check="$build/hints/ibsdn-hints-check"
 spank="$build/scheduler_hook/spank_ibsdn.so"
 key=0x5eed
 # shellcheck source-path=SCRIPTDIR source=../integration/ibsim_lib.sh
@@ -32,7 +35,7 @@ ibsim_lib_init slurm-ibsdn python3
 # shellcheck source-path=SCRIPTDIR source=slurm_lib.sh
 source "$here/slurm_lib.sh"
 slurm_lib_init slurm-ibsdn
-for f in "$sim" "$agent" "$ctl" "$hook" "$spank" "$build/plugin/libosmsdn.so"; do
+for f in "$sim" "$agent" "$ctl" "$hook" "$spank" "$hints_check" "$build/plugin/libosmsdn.so"; do
   [[ -e $f ]] || skip "$f not built"
 done
 # shellcheck disable=SC2034  # read by ibsim_lib's opensm_start
@@ -50,8 +53,11 @@ switch_key: $key
 mad: {timeout_ms: 200, retries: 2}
 job_start_timeout_ms: 5000
 audit_interval_ms: 1000
+socket_group: nogroup
 EOF
 chmod 600 "$WORK/ibsdn.yaml"
+# Users' jobs (nobody's, section 3) reach the socket: its group, and a way through $WORK.
+chmod 711 "$WORK"
 ibsim_start "$WORK/fabric.net"
 for entry in "${switches[@]}"; do
   read -r name ports <<<"$entry"
@@ -156,6 +162,32 @@ if out=$(sbatch --parsable -N2 --sdn-pattern=shift:k=0 --wrap true 2>&1); then
 fi
 [[ $out == *"must not be 0"* ]] || fail "sbatch's refusal does not carry the parser's message: $out"
 pass "bad --sdn-pattern refused at submit: $(head -n 1 <<<"$out")"
+
+# A job runs as nobody (the prolog sends SLURM_JOB_UID 65534) and marks a phase and hints from
+# inside, with ibsdnctl (--job: $SLURM_JOB_ID) and the C API; uid 60002 is refused meanwhile.
+marks=$(submit -N4 --uid=nobody --sdn-pattern=ring --wrap "set -e
+  $ctl job phase --begin exchange --pattern all-to-all
+  $ctl --json jobs | grep -q '\"phase\":\"exchange\"'
+  $ctl job phase --end exchange
+  $ctl job hint --elephant 0:1,2:3
+  $hints_check hint 1 0
+  echo marked
+  sleep 4")
+for ((i = 0; i < 100; i++)); do
+  grep -q '^marked$' "$jobs/$marks.out" 2>/dev/null && break
+  sleep 0.2
+done
+grep -q '^marked$' "$jobs/$marks.out" 2>/dev/null ||
+  fail "job $marks (nobody) did not mark its phase and hints: $(cat "$jobs/$marks.out" 2>/dev/null)"
+if out=$(setpriv --reuid=60002 --regid=65534 --clear-groups "$ctl" job phase --job "$marks" \
+  --begin exchange --pattern ring 2>&1); then
+  fail "uid 60002 marked a phase of nobody's job $marks"
+fi
+[[ $out == *"forbidden: phase for job $marks is for its owner nobody (uid 65534)"* ]] ||
+  fail "uid 60002's refusal for job $marks: $out"
+expect_completed "$marks" "nobody's job marking phases"
+expect_released "job $marks"
+pass "nobody's job $marks marked a phase and hints itself (ibsdnctl, libibsdn-hints); uid 60002 was refused"
 
 # --- 4. controller hung: fail open within TimeoutMs -------------------------------------------
 osm_pid=$(proc_pid opensm)

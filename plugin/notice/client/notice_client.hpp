@@ -17,6 +17,11 @@
 
 namespace ibsdn {
 
+/// Where the controller listens unless its configuration says otherwise (notice_socket), and the
+/// environment variable with which users point ibsdnctl and libibsdn-hints elsewhere.
+inline constexpr std::string_view kDefaultNoticeSocket = "/run/ibsdn/notice.sock";
+inline constexpr std::string_view kNoticeSocketEnvVar = "IBSDN_SOCKET";
+
 /// A flows dump of a large fabric is big, but a response beyond this is a broken controller (or
 /// not the controller at all), and the client must not grow without bound reading it.
 inline constexpr std::size_t kMaxResponseBytes = std::size_t{256} << 20;

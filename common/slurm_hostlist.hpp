@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ibsdn::slurm_hook {
+namespace ibsdn {
 
 struct HostlistError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -27,4 +27,4 @@ std::size_t count_hostlist(std::string_view text, std::size_t max_hosts);
 /// count_hostlist(); every host must be distinct and agree in number with the count.
 std::vector<std::string> expand_hostlist(std::string_view text, std::size_t max_hosts);
 
-}  // namespace ibsdn::slurm_hook
+}  // namespace ibsdn

@@ -1,13 +1,13 @@
 // Host lists: the syntax check that libslurm lacks, the bound known before any expansion, and
 // libslurm's expansion of what passes.
-#include "scheduler_hook/hostlist.hpp"
+#include "common/slurm_hostlist.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace ibsdn::slurm_hook {
+namespace ibsdn {
 namespace {
 
 using Hosts = std::vector<std::string>;
@@ -65,4 +65,4 @@ TEST(Hostlist, RefusesDuplicatesAndInvalidHostNames) {
 }
 
 }  // namespace
-}  // namespace ibsdn::slurm_hook
+}  // namespace ibsdn

@@ -1,4 +1,4 @@
-#include "scheduler_hook/hostlist.hpp"
+#include "common/slurm_hostlist.hpp"
 
 #include <slurm/slurm.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 
 #include "plugin/notice/names.hpp"
 
-namespace ibsdn::slurm_hook {
+namespace ibsdn {
 namespace {
 
 bool is_name_char(char c) {
@@ -149,4 +149,4 @@ std::vector<std::string> expand_hostlist(std::string_view text, std::size_t max_
   return hosts;
 }
 
-}  // namespace ibsdn::slurm_hook
+}  // namespace ibsdn
