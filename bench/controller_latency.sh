@@ -68,8 +68,6 @@ start=$(date +%s)
 # Other work on the machine shows up as scheduler delays (multiples of the tick): say how busy it was.
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 "$SIM" topo --xgft "2;4,4;1,4" --netlist "$WORK/fabric.net" >/dev/null || fail "netlist export"
-mapfile -t SWITCHES < <(sed -n 's/^Switch\t\([0-9]*\)\t"\([^"]*\)".*/\2 \1/p' "$WORK/fabric.net")
-((${#SWITCHES[@]} == 8)) || fail "expected 8 switches in the netlist, found ${#SWITCHES[@]}"
 
 umask 077
 cat >"$WORK/ibsdn.yaml" <<EOF
@@ -84,21 +82,13 @@ EOF
 umask 022
 
 ibsim_start "$WORK/fabric.net"
-for entry in "${SWITCHES[@]}"; do
-  read -r name ports <<<"$entry"
-  # Not --verbose: one log line per MAD would measure the log. --any-writer: ibsdn-madtool bench
-  # at $MAD_HOST (not the master SM) writes too (it deletes its cookie after the run).
-  sim_start "agent-$name" "$name" "$AGENT" --key "$KEY" --any-writer --num-ports "$ports" \
-    --log "$WORK/agent-$name.log"
-done
-for entry in "${SWITCHES[@]}"; do
-  read -r name _ <<<"$entry"
-  wait_for_file_text "$WORK/agent-$name.log" "attached" 10 || fail "agent on $name did not attach"
-done
+# Not --verbose: one log line per MAD would measure the log. --any-writer: ibsdn-madtool bench
+# at $MAD_HOST (not the master SM) writes too (it deletes its cookie after the run).
+agents_start "$WORK/fabric.net" "$AGENT" --key "$KEY" --any-writer
+((AGENTS_STARTED == 8)) || fail "expected 8 switches in the netlist, found $AGENTS_STARTED"
 opensm_conf "$WORK/osm" "event_plugin_name osmsdn" "event_plugin_options config=$WORK/ibsdn.yaml"
 opensm_start opensm "$WORK/osm" -R sdn,no_fallback
-wait_for_file_text "$WORK/osm/opensm.log" "osmsdn: (warning: )?audit after SUBNET UP" 60 ||
-  fail "no audit after SUBNET UP in $WORK/osm/opensm.log"
+opensm_wait_audit "$WORK/osm" 60
 "$CTL" ping >/dev/null || fail "ibsdnctl ping"
 
 # Milliseconds since $1 (an $EPOCHREALTIME), without a fork.

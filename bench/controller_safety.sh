@@ -89,8 +89,6 @@ export IBSDN_SOCKET=$WORK/notice.sock
 start=$(date +%s)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 "$SIM" topo --xgft "2;4,4;1,4" --netlist "$WORK/fabric.net" >/dev/null || fail "netlist export"
-mapfile -t SWITCHES < <(sed -n 's/^Switch\t\([0-9]*\)\t"\([^"]*\)".*/\2 \1/p' "$WORK/fabric.net")
-((${#SWITCHES[@]} == 8)) || fail "expected 8 switches in the netlist, found ${#SWITCHES[@]}"
 printf -v ALL_HOSTS 'n%04d,' $(seq 1 16)
 ALL_HOSTS=${ALL_HOSTS%,}
 
@@ -107,20 +105,12 @@ chmod 600 "$WORK/ibsdn.yaml"
 chmod 755 "$WORK"
 
 ibsim_start "$WORK/fabric.net"
-for entry in "${SWITCHES[@]}"; do
-  read -r name ports <<<"$entry"
-  # Not --verbose: one log line per MAD would measure the log.
-  sim_start "agent-$name" "$name" "$AGENT" --key "$KEY" --num-ports "$ports" \
-    --log "$WORK/agent-$name.log"
-done
-for entry in "${SWITCHES[@]}"; do
-  read -r name _ <<<"$entry"
-  wait_for_file_text "$WORK/agent-$name.log" "attached" 10 || fail "agent on $name did not attach"
-done
+# Not --verbose: one log line per MAD would measure the log.
+agents_start "$WORK/fabric.net" "$AGENT" --key "$KEY"
+((AGENTS_STARTED == 8)) || fail "expected 8 switches in the netlist, found $AGENTS_STARTED"
 opensm_conf "$WORK/osm" "event_plugin_name osmsdn" "event_plugin_options config=$WORK/ibsdn.yaml"
 opensm_start opensm "$WORK/osm" -R sdn,no_fallback
-wait_for_file_text "$WORK/osm/opensm.log" "osmsdn: (warning: )?audit after SUBNET UP" 60 ||
-  fail "no audit after SUBNET UP in $WORK/osm/opensm.log"
+opensm_wait_audit "$WORK/osm" 60
 "$CTL" ping >/dev/null || fail "ibsdnctl ping"
 OPENSM_PID=$(proc_pid opensm)
 [[ $(cat "/proc/$OPENSM_PID/comm") == opensm ]] || fail "process $OPENSM_PID is not opensm"

@@ -42,7 +42,7 @@ OPENSM_PLUGIN_DIR=$build/plugin
 export IBSDN_SOCKET=$WORK/notice.sock
 
 "$sim" topo --xgft "2;4,4;1,4" --netlist "$WORK/fabric.net" >/dev/null
-mapfile -t switches < <(sed -n 's/^Switch\t\([0-9]*\)\t"\([^"]*\)".*/\2 \1/p' "$WORK/fabric.net")
+mapfile -t switches < <(netlist_switches "$WORK/fabric.net")
 ((${#switches[@]} == 8)) || fail "expected 8 switches in the netlist, found ${#switches[@]}"
 hosts=()
 for i in $(seq 1 16); do hosts+=("$(printf 'n%04d' "$i")"); done
@@ -82,8 +82,7 @@ start_opensm() {
   local mark
   mark=$(file_size "$osm_dir/opensm.log")
   opensm_start opensm "$osm_dir" -R sdn,no_fallback
-  wait_for_file_text "$osm_dir/opensm.log" "osmsdn: (warning: )?audit after SUBNET UP" 60 "$mark" ||
-    fail "no audit after SUBNET UP in $osm_dir/opensm.log"
+  opensm_wait_audit "$osm_dir" 60 "$mark"
 }
 start_opensm
 "$ctl" ping >/dev/null || fail "ibsdnctl ping"

@@ -75,6 +75,16 @@
 #                                  to the log: mark it with file_size first.
 #   If OPENSM_PLUGIN_DIR is set, opensm finds event plugins there (it dlopen()s
 #   "lib<event_plugin_name>.so" through the loader's search path).
+#   opensm_wait_audit DIR TIMEOUT_S [FROM_BYTE]
+#                                  Waits until the plugin's "audit after SUBNET UP" line is in
+#                                  DIR/opensm.log (after FROM_BYTE); fails naming the log if not.
+#
+# ibsdn switch agents (one per switch of an ibsim netlist)
+#   netlist_switches NETFILE       Prints "NAME PORTS" for each switch of an ibsim netlist.
+#   agents_start NETFILE AGENT [ARG...]
+#                                  Starts AGENT ARG... --num-ports PORTS --log $WORK/agent-NAME.log
+#                                  at each switch NAME of NETFILE (tracked as agent-NAME) and waits
+#                                  (10 s each) until it has attached; AGENTS_STARTED: how many.
 #
 # Cleanup (EXIT trap; INT exits 130, TERM 143): runs the ibsim_lib_at_exit commands, stops every
 # tracked process newest first (TERM, then KILL after PROC_STOP_TIMEOUT s), closes ibsim's
@@ -413,4 +423,30 @@ opensm_start() {
   local name=$1
   shift
   _ibsim_lib_opensm sim_start "$name" "${OPENSM_HOST:-}" -- "$@"
+}
+
+opensm_wait_audit() {
+  local dir=$1 timeout=$2 from=${3:-0}
+  wait_for_file_text "$dir/opensm.log" "osmsdn: (warning: )?audit after SUBNET UP" "$timeout" "$from" ||
+    fail "no 'audit after SUBNET UP' in $dir/opensm.log within $timeout s"
+}
+
+# --- ibsdn switch agents ------------------------------------------------------------------------
+
+netlist_switches() {
+  sed -n 's/^Switch\t\([0-9]*\)\t"\([^"]*\)".*/\2 \1/p' "$1"
+}
+
+agents_start() {
+  local netfile=$1 agent=$2 entry name ports switches
+  shift 2
+  mapfile -t switches < <(netlist_switches "$netfile")
+  ((${#switches[@]} > 0)) || fail "no switch in the netlist $netfile"
+  for entry in "${switches[@]}"; do
+    read -r name ports <<<"$entry"
+    sim_start "agent-$name" "$name" "$agent" "$@" --num-ports "$ports" --log "$WORK/agent-$name.log"
+    wait_for_file_text "$WORK/agent-$name.log" "attached" 10 || fail "the agent on $name did not attach"
+  done
+  # shellcheck disable=SC2034  # for the caller
+  AGENTS_STARTED=${#switches[@]}
 }

@@ -27,14 +27,12 @@ sock_b=$WORK/run-$guid_b/notice.sock
 export OPENSM_PLUGIN_DIR=$build/plugin
 
 two_sm_setup() {
-  local sim="$build/sim_backend/ibsdn-sim" agent="$build/mad/agent/ibsdn-switch-agent" f entry
-  local switches name ports sm prio
+  local sim="$build/sim_backend/ibsdn-sim" agent="$build/mad/agent/ibsdn-switch-agent" f
+  local sm prio
   for f in "$sim" "$agent" "$ctl" "$build/plugin/libosmsdn.so"; do
     [[ -e $f ]] || skip "$f not built"
   done
   "$sim" topo --xgft "2;4,4;1,4" --netlist "$WORK/fabric.net" >/dev/null
-  mapfile -t switches < <(sed -n 's/^Switch\t\([0-9]*\)\t"\([^"]*\)".*/\2 \1/p' "$WORK/fabric.net")
-  ((${#switches[@]} == 8)) || fail "expected 8 switches in the netlist, found ${#switches[@]}"
   # Both SMs must hold the same key: a key file, distributed like opensm.conf.
   printf '0x5eed\n' >"$WORK/switch.key"
   chmod 600 "$WORK/switch.key"
@@ -48,12 +46,8 @@ audit_interval_ms: 1000
 EOF
   chmod 600 "$WORK/ibsdn.yaml"
   ibsim_start "$WORK/fabric.net"
-  for entry in "${switches[@]}"; do
-    read -r name ports <<<"$entry"
-    sim_start "agent-$name" "$name" "$agent" --key-file "$WORK/switch.key" --num-ports "$ports" \
-      --log "$WORK/agent-$name.log"
-    wait_for_file_text "$WORK/agent-$name.log" "attached" 10 || fail "agent on $name did not attach"
-  done
+  agents_start "$WORK/fabric.net" "$agent" --key-file "$WORK/switch.key"
+  ((AGENTS_STARTED == 8)) || fail "expected 8 switches in the netlist, found $AGENTS_STARTED"
   for sm in a b; do
     prio=10
     [[ $sm == b ]] && prio=5

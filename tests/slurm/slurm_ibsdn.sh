@@ -20,79 +20,20 @@
 # Usage: slurm_ibsdn.sh BUILD_DIR    (as root; exit 77: a required tool is missing)
 set -euo pipefail
 
-build=$(cd "${1:?usage: slurm_ibsdn.sh BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-sim="$build/sim_backend/ibsdn-sim"
-agent="$build/mad/agent/ibsdn-switch-agent"
-ctl="$build/cli/ibsdnctl"
-hook="$build/scheduler_hook/ibsdn-slurm-hook"
-hints_check="$build/hints/ibsdn-hints-check"
-spank="$build/scheduler_hook/spank_ibsdn.so"
-key=0x5eed
-# shellcheck source-path=SCRIPTDIR source=../integration/ibsim_lib.sh
-source "$here/../integration/ibsim_lib.sh"
-ibsim_lib_init slurm-ibsdn python3
-# shellcheck source-path=SCRIPTDIR source=slurm_lib.sh
-source "$here/slurm_lib.sh"
-slurm_lib_init slurm-ibsdn
-for f in "$sim" "$agent" "$ctl" "$hook" "$spank" "$hints_check" "$build/plugin/libosmsdn.so"; do
-  [[ -e $f ]] || skip "$f not built"
-done
-# shellcheck disable=SC2034  # read by ibsim_lib's opensm_start
-OPENSM_PLUGIN_DIR=$build/plugin
-export IBSDN_SOCKET=$WORK/notice.sock
+# shellcheck source-path=SCRIPTDIR source=ibsdn_slurm_lib.sh
+source "$here/ibsdn_slurm_lib.sh"
+ibsdn_slurm_init slurm-ibsdn "${1:?usage: slurm_ibsdn.sh BUILD_DIR}"
 
-# --- the fabric and the controller ------------------------------------------------------------
-"$sim" topo --xgft "2;4,4;1,4" --netlist "$WORK/fabric.net" >/dev/null
-mapfile -t switches < <(sed -n 's/^Switch\t\([0-9]*\)\t"\([^"]*\)".*/\2 \1/p' "$WORK/fabric.net")
-((${#switches[@]} == 8)) || fail "expected 8 switches in the netlist, found ${#switches[@]}"
-cat >"$WORK/ibsdn.yaml" <<EOF
-notice_socket: $WORK/notice.sock
-state_dir: $WORK/state
-switch_key: $key
-mad: {timeout_ms: 200, retries: 2}
-job_start_timeout_ms: 5000
-audit_interval_ms: 1000
-socket_group: nogroup
-EOF
-chmod 600 "$WORK/ibsdn.yaml"
+# --- the fabric, the controller, Slurm with the plugin and the hook ----------------------------
+ibsdn_slurm_fabric "audit_interval_ms: 1000" "socket_group: nogroup"
+"$ctl" ping >/dev/null || fail "ibsdnctl ping"
 # Users' jobs (nobody's, section 3) reach the socket: its group, and a way through $WORK.
 chmod 711 "$WORK"
-ibsim_start "$WORK/fabric.net"
-for entry in "${switches[@]}"; do
-  read -r name ports <<<"$entry"
-  sim_start "agent-$name" "$name" "$agent" --key "$key" --num-ports "$ports" \
-    --log "$WORK/agent-$name.log"
-  wait_for_file_text "$WORK/agent-$name.log" "attached" 10 || fail "agent on $name did not attach"
-done
-osm_dir=$WORK/osm
-opensm_conf "$osm_dir" "event_plugin_name osmsdn" "event_plugin_options config=$WORK/ibsdn.yaml"
-opensm_start opensm "$osm_dir" -R sdn,no_fallback
-wait_for_file_text "$osm_dir/opensm.log" "osmsdn: (warning: )?audit after SUBNET UP" 60 ||
-  fail "no audit after SUBNET UP in $osm_dir/opensm.log"
-"$ctl" ping >/dev/null || fail "ibsdnctl ping"
-
-# --- Slurm with the plugin and the hook -------------------------------------------------------
-# slurmctld runs PrologSlurmctld without arguments or environment of ours: a wrapper names the
-# test's hook configuration. The hook reads it at every run, so the test may change it.
-cat >"$WORK/hook.conf" <<EOF
-NoticeSocket=$WORK/notice.sock
-StateDir=$WORK/hook-state
-LogFile=$WORK/hook.log
-ConnectTimeoutMs=2000
-TimeoutMs=5000
-EOF
-cat >"$WORK/hook.sh" <<EOF
-#!/bin/sh
-exec $hook --config $WORK/hook.conf
-EOF
-chmod 755 "$WORK/hook.sh"
 jobs=$WORK/jobs
 mkdir -m 777 "$jobs"
-# Two nodes under each leaf switch, so that jobs cross the fabric.
-slurm_cluster_start --prolog-slurmctld "$WORK/hook.sh" --epilog-slurmctld "$WORK/hook.sh" \
-  --plugstack "required $spank" --cred-expire 5 --sched-param sched_interval=1 \
-  --conf PrologEpilogTimeout=30 n0001 n0002 n0005 n0006 n0009 n0010 n0013 n0014
+# shellcheck disable=SC2119  # no options: the defaults
+ibsdn_slurm_cluster_start
 pass "opensm with the plugin, 8 agents, Slurm with 8 nodes, the hook and the SPANK plugin"
 
 submit() {  # sbatch ARG...: the job's output in $jobs/ID.out
@@ -107,24 +48,6 @@ expect_completed() {  # ID WHAT
   [[ $state == COMPLETED && $code == 0:0 ]] ||
     fail "$2: job $1 ended $state ($code): $(cat "$jobs/$1.out" 2>/dev/null); hook: $(tail -n 5 "$WORK/hook.log" 2>/dev/null)"
 }
-# Entries the switches hold.
-switch_entries() {
-  "$ctl" --json flows --from-switch |
-    python3 -c 'import json,sys; print(sum(len(s["entries"]) for s in json.load(sys.stdin)["switches"]))'
-}
-controller_jobs() {
-  "$ctl" --json jobs | python3 -c 'import json,sys; print(" ".join(str(j["job"]) for j in json.load(sys.stdin)["jobs"]))'
-}
-# Waits (10 s) until the controller has no job and the switches no entry: the epilog ran.
-expect_released() {  # WHAT
-  local i
-  for ((i = 0; i < 50; i++)); do
-    [[ -z $(controller_jobs) && $(switch_entries) == 0 ]] && return 0
-    sleep 0.2
-  done
-  fail "$1: after 10 s the controller still has jobs '$(controller_jobs)', the switches $(switch_entries) entries"
-}
-
 # The job script's first line: its job at the controller, the switches holding exactly the
 # entries the controller intends for it (tests/slurm/own_flows.py).
 check_own_flows="python3 $here/own_flows.py $ctl \$SLURM_JOB_ID"
