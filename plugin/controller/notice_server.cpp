@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/unique_fd.hpp"
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/refusal_log.hpp"
 
@@ -45,31 +46,6 @@ constexpr std::chrono::milliseconds kRetryPause{10};
 std::string errno_text(int err) {
   return std::system_category().message(err);
 }
-
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      reset();
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  [[nodiscard]] int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 sockaddr_un socket_address(const std::string& path) {
   sockaddr_un addr{};
@@ -143,7 +119,7 @@ void remove_stale_socket(const std::string& path) {
     fail_errno(path, "cannot stat");
   }
   if (!S_ISSOCK(st.st_mode)) fail(path, "exists and is not a socket; refusing to remove it");
-  const Fd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  const UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (probe.get() < 0) fail_errno(path, "cannot create a socket");
   const sockaddr_un addr = socket_address(path);
   int rc;
@@ -238,7 +214,7 @@ class ReplyToken {
 
 struct Connection {
   std::uint64_t id = 0;
-  Fd fd;
+  UniqueFd fd;
   PeerCredentials peer;
   bool privileged = false;  // root or the scheduler
   std::chrono::milliseconds idle_timeout{0};
@@ -310,8 +286,8 @@ class NoticeServer::Impl {
   const Handler handler_;
   const Log log_;
 
-  Fd listen_fd_;
-  Fd wake_fd_;
+  UniqueFd listen_fd_;
+  UniqueFd wake_fd_;
   ino_t socket_ino_ = 0;
   dev_t socket_dev_ = 0;
   std::shared_ptr<Outbox> outbox_ = std::make_shared<Outbox>();
@@ -373,7 +349,7 @@ void NoticeServer::Impl::start() {
   make_parent_directory(path);
   remove_stale_socket(path);
 
-  Fd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  UniqueFd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (sock.get() < 0) fail_errno(path, "cannot create a socket");
   const sockaddr_un addr = socket_address(path);
   if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
@@ -397,7 +373,7 @@ void NoticeServer::Impl::start() {
       fail_errno(path, "cannot set the socket's mode");
     }
     if (::listen(sock.get(), SOMAXCONN) != 0) fail_errno(path, "cannot listen");
-    Fd wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+    UniqueFd wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
     if (wake.get() < 0) fail_errno(path, "cannot create an eventfd");
     outbox_->wake_fd = wake.get();
     listen_fd_ = std::move(sock);
@@ -579,7 +555,7 @@ void NoticeServer::Impl::drain_outbox() {
 
 void NoticeServer::Impl::accept_connections() {
   for (int i = 0; i < kAcceptsPerWakeup; ++i) {
-    Fd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    UniqueFd fd(::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (fd.get() < 0) {
       const int err = errno;
       if (err == EINTR || err == ECONNABORTED || err == EPROTO) continue;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <utility>
 
+#include "common/unique_fd.hpp"
 #include "plugin/controller/state_error.hpp"
 
 namespace ibsdn::state_dir {
@@ -26,22 +27,6 @@ std::string errno_text(int err) {
 std::string uid_text(uid_t uid) {
   return "uid " + std::to_string(uid);
 }
-
-// Closes a descriptor on scope exit unless released.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 void write_all(int fd, std::string_view data, const std::string& path) {
   while (!data.empty()) {
@@ -173,7 +158,7 @@ Lock Lock::acquire(const std::string& dir, const std::string& name,
                    std::vector<std::string>& warnings) {
   const std::string path = dir + "/" + name;
   check_file(path, warnings);
-  Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0) {
     throw StateError("state directory " + dir + ": cannot open the lock file " + path + ": " +
                      errno_text(errno));
@@ -222,7 +207,7 @@ bool write_atomically(const std::string& dir, const std::string& name, std::stri
     throw StateError(tmp + ": cannot remove a leftover temporary file: " + errno_text(errno));
   }
   {
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (fd.get() < 0) throw StateError(path + ": cannot create " + tmp + ": " + errno_text(errno));
     try {
       write_all(fd.get(), content, tmp);
@@ -255,7 +240,7 @@ bool write_atomically(const std::string& dir, const std::string& name, std::stri
 }
 
 void sync_dir(const std::string& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0 || ::fsync(fd.get()) != 0) {
     throw StateError("state directory " + dir + ": fsync: " + errno_text(errno));
   }

@@ -12,27 +12,13 @@
 #include <thread>
 #include <utility>
 
+#include "common/unique_fd.hpp"
 #include "plugin/notice/notice.hpp"
 
 namespace ibsdn {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Closes the socket on every path out of call_controller().
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 Reply no_answer(std::string message) {
   Reply r;
@@ -200,7 +186,7 @@ Reply call_controller(const std::string& socket_path, std::string_view request_l
   }
   std::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
 
-  const Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  const UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (fd.get() < 0) return no_answer("cannot create a Unix socket: " + errno_text(errno));
   if (const int err = connect_until(fd.get(), addr, connect_deadline); err != 0) {
     if (err == ETIMEDOUT) {
