@@ -3,37 +3,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include "routing/algorithm.hpp"
-#include "routing/dragonfly.hpp"
-#include "routing/fat_tree.hpp"
-#include "routing/netlist.hpp"
-#include "routing/xgft.hpp"
-
 namespace ibsdn::plugin {
 
-std::string recognize_topology(Fabric& f) {
-  std::string why;
-  if (std::string label = fat_tree_label(f, &why); !label.empty()) return label;
-  std::string df_why;
-  if (recognize_dragonfly(f, &df_why)) {
-    return df_why.empty() ? f.kind_label : f.kind_label + ", " + df_why;
-  }
-  return "not a fat-tree: " + why + "; not a dragonfly: " + df_why;
-}
-
 SdnTables compute_sdn_tables(Subnet& f) {
-  SdnTables out;
-  out.topology = recognize_topology(f.fabric);
-  out.algorithm = f.fabric.fat_tree() != nullptr ? "dmodk" : "minhop";
-  const auto alg = make_algorithm(out.algorithm);
-  if (f.fabric.hcas().empty()) {
-    out.lfts = LftSet(f.fabric);
-    out.lfts.lids = f.lids;
-    complete_lfts(f.fabric, out.lfts);
-  } else {
-    out.lfts = lfts_per_destination(f.fabric, f.lids, *alg);
-  }
-  return out;
+  return default_tables(f.fabric, f.lids);
 }
 
 void write_tables(const Subnet& f, const LftSet& lfts, std::span<const osmsdn_lft> tables) {
