@@ -12,13 +12,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "mad/switch_responder.hpp"
 #include "plugin/abi_fabric.hpp"
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/sdn_engine.hpp"
@@ -27,54 +25,12 @@
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/job_builder.hpp"
+#include "sim_backend/switchboard.hpp"
 
 namespace ibsdn::plugin {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-/// Every switch's agent logic behind one transport: a request is answered as it is sent.
-class Switchboard : public mad::MadTransport {
- public:
-  Switchboard(const Fabric& f, const LidMap& lids, std::uint64_t key) {
-    for (const NodeIdx sw : f.switches()) {
-      mad::ResponderConfig cfg;
-      cfg.key = key;
-      cfg.table.num_ports = static_cast<std::uint8_t>(f.node(sw).ports.size());
-      agents_.emplace(lids.lid(sw, PortNum(0)).value(),
-                      std::make_unique<mad::SwitchResponder>(cfg));
-    }
-  }
-  void send(Lid to, std::span<const std::uint8_t> mad, std::chrono::milliseconds) override {
-    ++sent_;
-    const auto it = agents_.find(to.value());
-    mad::ReceivedMad in;
-    std::copy(mad.begin(), mad.end(), in.bytes.begin());
-    in.length = mad::kMadSize;
-    in.from = to;
-    if (it == agents_.end()) {
-      in.status = 110;  // handed back undelivered, as ibsim does
-    } else {
-      const mad::Handled h = it->second->handle(mad);
-      if (!h.reply) return;
-      in.bytes = *h.reply;
-    }
-    inbox_.push_back(in);
-  }
-  std::optional<mad::ReceivedMad> receive(std::chrono::milliseconds) override {
-    if (inbox_.empty()) return std::nullopt;
-    mad::ReceivedMad m = inbox_.front();
-    inbox_.pop_front();
-    return m;
-  }
-  [[nodiscard]] Lid local_lid() const override { return Lid(1); }
-  [[nodiscard]] std::uint64_t sent() const { return sent_; }
-
- private:
-  std::map<std::uint16_t, std::unique_ptr<mad::SwitchResponder>> agents_;
-  std::deque<mad::ReceivedMad> inbox_;
-  std::uint64_t sent_ = 0;
-};
 
 struct Case {
   const char* label;

@@ -1,0 +1,83 @@
+// The static load model of seed 002 IV.A.5-6 over a job trace: each communication (s, d) of a
+// job carries w(s,d) = min(1/s_out, 1/d_in) on every link of its path, a link's load is the sum
+// over the flows crossing it, and the network changes only when a job starts or ends (2M events
+// for M jobs). SWML: the largest link load over the fabric after each event; PJML: per job, the
+// largest load on any link its flows cross, over its lifetime (other jobs' load included).
+//
+// Routing `dmodk` is the fabric as it is without the controller: every flow follows the LFTs.
+// Any other routing runs the real controller (plugin/controller JobController, the code inside
+// opensm) over an in-memory switchboard of the agents' logic: job_start routes the job on top of
+// the active jobs' load, compiles entries within each switch's table capacity and installs them
+// with FlowMods and barriers; job_end removes them. Either way the loads come from tracing every
+// flow through the LFTs and the flow tables the switches hold, as packets go: what the fabric
+// would carry, not what an algorithm intended.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "plugin/controller/subnet.hpp"
+#include "plugin/notice/request.hpp"
+#include "routing/lft.hpp"
+
+namespace ibsdn {
+
+struct ReplayJob {
+  std::uint64_t id = 0;        // the controller's job id: distinct over the trace
+  double start = 0;            // seconds
+  double end = 0;              // seconds, >= start
+  std::vector<NodeIdx> nodes;  // its HCAs in rank-placement order, distinct
+  Traffic traffic;             // a pattern (seeded by the job id) or a traffic matrix
+};
+
+struct ReplayConfig {
+  /// "dmodk": the LFTs alone; otherwise an algorithm the controller knows (sdn-greedy, ...).
+  std::string routing = "dmodk";
+  std::uint32_t table_capacity = 4096;
+  std::optional<std::uint32_t> ranks_per_node;  // default: the nodes' GPU count, or 1
+  Mapping mapping = Mapping::kBlock;
+  /// Called after each event with how many are done and how many there are.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+/// The SWML from `time` until the next step.
+struct SwmlStep {
+  double time = 0;
+  double swml = 0;
+  std::size_t active_jobs = 0;
+};
+
+struct ReplayedJob {
+  std::uint64_t id = 0;
+  double start = 0;
+  double end = 0;
+  std::size_t nodes = 0;
+  std::size_t flows = 0;    // host-pair flows traced
+  std::size_t entries = 0;  // flow entries the controller installed for it
+  double pjml = 0;
+  /// "ok"; "degraded" (some flows could not get entries and follow the LFTs); or why the
+  /// controller refused it ("refused: ..."), the job then runs on the LFTs.
+  std::string status = "ok";
+};
+
+struct ReplayResult {
+  std::vector<SwmlStep> swml;     // one step per event time
+  std::vector<ReplayedJob> jobs;  // in the order given
+  double max_swml = 0;
+  std::uint64_t mads = 0;        // MADs the controller sent
+  std::size_t peak_entries = 0;  // the most entries the switches held at once
+};
+
+/// Replays `jobs` (any order; events at equal times: ends first, then starts, by job id) on
+/// `subnet` whose switches hold `lfts`. Throws std::invalid_argument naming the job for a job
+/// that ends before it starts, an id given twice, a node beyond the fabric or given twice, or a
+/// routing the controller does not know; std::runtime_error when a flow cannot be traced (the
+/// LFTs or entries do not deliver it).
+ReplayResult replay_static(const plugin::Subnet& subnet, const LftSet& lfts,
+                           std::span<const ReplayJob> jobs, const ReplayConfig& config);
+
+}  // namespace ibsdn
