@@ -52,7 +52,9 @@ int main(int argc, char** argv) {
       app.add_option("-c,--config", config_path, "configuration file")->capture_default_str();
   std::string keys;
   for (const std::string& k : hook_config_keys()) keys += (keys.empty() ? "" : ", ") + k;
-  app.add_option("--set", sets, "KEY=VALUE, overriding the file (keys: " + keys + ")");
+  // One KEY=VALUE per --set (repeatable), so that `--set K=V prolog` keeps its mode.
+  app.add_option("--set", sets, "KEY=VALUE, overriding the file; repeatable (keys: " + keys + ")")
+      ->allow_extra_args(false);
   app.add_flag("--strict", strict, "same as --set Strict=yes");
   app.footer(
       "Exit codes: 0 success, or a failure with Strict=no (logged); 1 a failure with Strict=yes,\n"

@@ -157,7 +157,9 @@ if [[ $(controller_jobs) != "$leak" ]] || ((left == 0)); then
   fail "after the failed epilog: controller jobs '$(controller_jobs)', $left entries"
 fi
 cp "$WORK/hook.conf.good" "$WORK/hook.conf"
-"$hook" --config "$WORK/hook.conf" reconcile || fail "reconcile failed: $(tail -n 3 "$WORK/hook.log")"
+# One KEY=VALUE per --set: the mode after it stays the mode.
+"$hook" --config "$WORK/hook.conf" --set "LogFile=$WORK/hook.log" reconcile ||
+  fail "reconcile failed: $(tail -n 3 "$WORK/hook.log")"
 expect_released "job $leak after reconcile"
 grep -q "reconcile: job $leak no longer runs in Slurm: ended" "$WORK/hook.log" ||
   fail "reconcile did not log the job it ended: $(tail -n 3 "$WORK/hook.log")"
