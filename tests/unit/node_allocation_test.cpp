@@ -1,6 +1,7 @@
 // Proofs of the job-trace replay's node allocation (sim_backend/node_allocation.hpp): linear and
-// random basics, seed 001's dragonfly placements on a small dragonfly, refusals, and a property
-// test over random allocate / release sequences for every policy on every fabric it accepts.
+// random basics, Slurm's tree best fit on hand-checked XGFTs (complete and degraded), seed 001's
+// dragonfly placements on a small dragonfly, refusals, and a property test over random
+// allocate / release sequences for every policy on every fabric it accepts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -110,13 +111,15 @@ bool fails_with(const std::function<void()>& call, const std::string& text) {
 // ---- the registry and the contract ----------------------------------------------------------
 
 TEST(NodeAllocation, RegistryListsEveryPolicyAndRefusesUnknownNames) {
-  EXPECT_EQ(node_allocation_names(), (std::vector<std::string>{"linear", "random", "rdn", "rdr",
-                                                               "rdc", "rdg", "rrn", "rrr"}));
+  EXPECT_EQ(node_allocation_names(), (std::vector<std::string>{"linear", "random", "tree", "rdn",
+                                                               "rdr", "rdc", "rdg", "rrn", "rrr"}));
   EXPECT_TRUE(fails_with([] { make_node_allocator("best", xgft2()); },
-                         "unknown node allocation 'best' (known: linear, random, rdn"));
+                         "unknown node allocation 'best' (known: linear, random, tree"));
 }
 
 TEST(NodeAllocation, StructuredPoliciesRefuseFabricsWithoutTheirStructure) {
+  EXPECT_TRUE(
+      fails_with([] { make_node_allocator("tree", dragonfly()); }, "'tree' needs a fat-tree"));
   for (const char* p : {"rdn", "rdr", "rdc", "rdg", "rrn", "rrr"}) {
     EXPECT_TRUE(fails_with([p] { make_node_allocator(p, xgft3()); },
                            "'" + std::string(p) + "' needs a dragonfly or megafly"))
@@ -204,6 +207,57 @@ TEST(NodeAllocationRandom, ReleaseFreesExactlyTheJobsNodes) {
   std::set<std::uint32_t> all(b.begin(), b.end());
   all.insert(c.begin(), c.end());
   EXPECT_EQ(all.size(), 64u);
+}
+
+// ---- tree -----------------------------------------------------------------------------------
+
+TEST(NodeAllocationTree, AJobThatFitsALeafTakesTheBestFitLeaf) {
+  Driver d(xgft2(), "tree");
+  EXPECT_EQ(d.job(2), (Hosts{0, 1}));
+  EXPECT_EQ(d.job(3), (Hosts{4, 5, 6}));  // leaf 0 has 2 free: too few
+  EXPECT_EQ(d.job(1), (Hosts{7}));        // leaf 1 has 1 free, the fewest that fit
+  EXPECT_EQ(d.job(2), (Hosts{2, 3}));     // leaf 0 has 2, leaves 2 and 3 have 4
+}
+
+TEST(NodeAllocationTree, SpansTheFewestLeavesAndKeepsTheLargestFreeBlocks) {
+  Driver d(xgft2(), "tree");
+  EXPECT_EQ(d.job(3), range(0, 3));
+  EXPECT_EQ(d.job(1), Hosts{3});
+  EXPECT_EQ(d.job(4), range(4, 8));
+  EXPECT_EQ(d.job(2), range(8, 10));
+  EXPECT_EQ(d.job(2), range(10, 12));
+  EXPECT_EQ(d.job(1), Hosts{12});
+  for (const std::uint64_t j : {2, 3, 4}) d.release(j);
+  // Free per leaf: 1 {3}, 4 {4..7}, 2 {8, 9}, 3 {13..15}. No leaf holds 5: the largest leaf
+  // whole, then the leaf that fits the last one best: two leaves, the 2 and 3 blocks kept.
+  EXPECT_EQ(d.job(5), join({3}, range(4, 8)));
+  EXPECT_EQ(d.job(5), join({8, 9}, range(13, 16)));
+  EXPECT_EQ(d.a->free_nodes(), 0u);
+}
+
+TEST(NodeAllocationTree, StaysUnderTheBestFitLevelTwoSubtree) {
+  Driver d(xgft3(), "tree");
+  // Subtree 0: leaf 0 whole, then leaf 1 fits the remaining 2 (the first of equals).
+  EXPECT_EQ(d.job(6), range(0, 6));
+  // Subtree 0 has 10 free: too few; subtree 1, leaves 4 and 5 whole and leaf 6.
+  EXPECT_EQ(d.job(12), range(16, 28));
+  // Subtree 0 (10 free) fits 8 more tightly than subtrees 2 and 3 (16): leaves 2 and 3 whole,
+  // leaf 1's last 2 kept.
+  EXPECT_EQ(d.job(8), range(8, 16));
+  // No subtree holds 20: the whole machine, largest leaves first (leaf 7, then 8, 9, 10), and
+  // the last 4 from the first leaf that fits them.
+  EXPECT_EQ(d.job(20), range(28, 48));
+  EXPECT_EQ(d.job(2), (Hosts{6, 7}));
+}
+
+TEST(NodeAllocationTree, WorksOnADegradedFatTree) {
+  Driver d(degraded_xgft3(), "tree");
+  EXPECT_EQ(d.a->total_nodes(), 63u);                     // host 5 lost its cable
+  EXPECT_EQ(d.job(3), (Hosts{4, 6, 7}));                  // leaf 1, the only leaf with exactly 3
+  EXPECT_EQ(d.job(12), join(range(0, 4), range(8, 16)));  // subtree 0 has exactly 12 left
+  EXPECT_EQ(d.job(5), join(range(16, 20), {20}));
+  EXPECT_EQ(d.job(44), Hosts{});
+  EXPECT_EQ(d.job(43), range(21, 64));
 }
 
 // ---- dragonfly placements (seed 001) --------------------------------------------------------
@@ -340,7 +394,7 @@ std::vector<Case> cases() {
   using std::string_literals::operator""s;
   std::vector<Case> out;
   for (const char* f : {"xgft3", "degraded_xgft3"}) {
-    for (const char* p : {"linear", "random"}) out.push_back({p, f, p + "_on_"s + f});
+    for (const char* p : {"linear", "random", "tree"}) out.push_back({p, f, p + "_on_"s + f});
   }
   for (const char* f : {"dragonfly", "megafly"}) {
     for (const char* p : {"linear", "random", "rdn", "rdr", "rdc", "rdg", "rrn", "rrr"}) {
