@@ -3,6 +3,7 @@
 #include "routing/algorithm.hpp"
 #include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
+#include "routing/named_registry.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {
@@ -27,19 +28,11 @@ constexpr Entry kAlgorithms[] = {
 }  // namespace
 
 std::unique_ptr<RoutingAlgorithm> make_algorithm(std::string_view name) {
-  for (const Entry& e : kAlgorithms) {
-    if (e.name == name) return e.make();
-  }
-  std::string known;
-  for (const Entry& e : kAlgorithms) known += (known.empty() ? "" : ", ") + std::string(e.name);
-  throw std::invalid_argument("unknown routing algorithm '" + std::string(name) +
-                              "' (known: " + known + ")");
+  return find_named(kAlgorithms, name, "routing algorithm").make();
 }
 
 std::vector<std::string> algorithm_names() {
-  std::vector<std::string> out;
-  for (const Entry& e : kAlgorithms) out.emplace_back(e.name);
-  return out;
+  return names_of(kAlgorithms);
 }
 
 bool RoutingAlgorithm::route_by_destination(const Fabric& /*f*/, const Deadline& /*deadline*/,

@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "routing/named_registry.hpp"
 #include "routing/patterns/pattern.hpp"
 
 namespace ibsdn {
@@ -53,9 +54,7 @@ std::vector<RankFlow> generate_pattern(const PatternSpec& spec, std::uint32_t ra
 }
 
 std::vector<std::string> generator_names() {
-  std::vector<std::string> out;
-  for (const Generator& g : kGenerators) out.emplace_back(g.name);
-  return out;
+  return names_of(kGenerators);
 }
 
 }  // namespace ibsdn

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "routing/named_registry.hpp"
+
 namespace ibsdn {
 namespace {
 
@@ -42,12 +44,7 @@ constexpr OptionName kOptionNames[] = {
 };
 
 const Entry& find_entry(std::string_view name) {
-  for (const Entry& e : kPatterns) {
-    if (e.name == name) return e;
-  }
-  std::string known;
-  for (const Entry& e : kPatterns) known += (known.empty() ? "" : ", ") + std::string(e.name);
-  throw std::invalid_argument("unknown pattern '" + std::string(name) + "' (known: " + known + ")");
+  return find_named(kPatterns, name, "pattern");
 }
 
 std::string trim(std::string_view s) {
@@ -252,9 +249,7 @@ std::string PatternSpec::to_string() const {
 }
 
 std::vector<std::string> pattern_names() {
-  std::vector<std::string> out;
-  for (const Entry& e : kPatterns) out.emplace_back(e.name);
-  return out;
+  return names_of(kPatterns);
 }
 
 std::string_view pattern_summary(std::string_view name) {

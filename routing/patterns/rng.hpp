@@ -1,4 +1,4 @@
-// The seeded random source of the random patterns.
+// The seeded random source of the random patterns and of the simulator's random node allocation.
 //
 // Our own generator instead of <random>'s distributions: std::uniform_int_distribution gives
 // different numbers on different standard libraries, and a pattern must give the same flows for
