@@ -90,16 +90,15 @@ TEST(SwfSynthetic, HeaderNamesTheMachineAndHowItWasMade) {
 
 TEST(SwfSynthetic, WholeMachineJobsRunOneAfterAnotherWithoutIdleGaps) {
   // Every job takes both nodes: the schedule must start each at max(submit, previous end).
-  SyntheticTraceSpec spec;
-  spec.system_nodes = 2;
-  spec.max_job_nodes = 2;
+  SyntheticTraceSpec spec = synthetic_preset("thunder");
+  spec.system_nodes = spec.max_job_nodes = 2;
+  spec.single_node_share = 0;
   spec.utilisation = 0.9;
-  spec.run_median_s = 100;
   const SwfTrace t = generate_synthetic_trace(spec, 300, 5);
   double previous_end = 0;
   std::size_t waited = 0;
   for (const SwfJob& j : t.jobs) {
-    ASSERT_EQ(j.allocated_procs, 2);
+    ASSERT_EQ(j.allocated_procs, 2 * static_cast<std::int64_t>(spec.cpus_per_node));
     const double start = j.submit_s + j.wait_s;
     EXPECT_EQ(start, std::max(j.submit_s, previous_end)) << "job " << j.id.value();
     waited += j.wait_s > 0 ? 1 : 0;
