@@ -164,7 +164,8 @@ void add_trace_command(CLI::App& app) {
   sum->add_option("--system-nodes", s->system_nodes,
                   "nodes of the system (default: the header's MaxNodes)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
-  sum->add_option("--first", s->first, "keep only the first N jobs that pass the filters");
+  sum->add_option("--first", s->first, "keep only the first N jobs that pass the filters")
+      ->check(CLI::Range(std::size_t{0}, SwfLimits{}.max_jobs));
   sum->add_option("--submit-tolerance", s->submit_tolerance_s,
                   "seconds a submit time may go back (the format sorts by submit time)")
       ->default_val(0.0)
