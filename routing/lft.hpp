@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_line_error.hpp"
 #include "flowtable/match.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/fabric.hpp"
@@ -44,13 +45,9 @@ inline constexpr PortNum kSwitchPort0{0};
 inline constexpr Lid kMaxUnicastLid{0xBFFF};
 
 /// A malformed or inconsistent dump. what() reads "SOURCE:LINE: what was wrong".
-class DumpError : public std::invalid_argument {
+class DumpError : public FileLineError {
  public:
-  DumpError(std::string_view source, std::size_t line, std::string_view what);
-  [[nodiscard]] std::size_t line() const { return line_; }
-
- private:
-  std::size_t line_;
+  using FileLineError::FileLineError;
 };
 
 /// Which port of which node a LID addresses.

@@ -13,11 +13,6 @@
 
 namespace ibsdn {
 
-DumpError::DumpError(std::string_view source, std::size_t line, std::string_view what)
-    : std::invalid_argument(std::string(source) + ":" + std::to_string(line) + ": " +
-                            std::string(what)),
-      line_(line) {}
-
 namespace {
 
 using lft_detail::lid_label;
@@ -28,39 +23,6 @@ std::string hex_guid(std::uint64_t g) {
   std::snprintf(buf.data(), buf.size(), "0x%016llx", static_cast<unsigned long long>(g));
   return buf.data();
 }
-
-/// A printable, bounded rendering of untrusted text for error messages.
-std::string excerpt(std::string_view s) {
-  constexpr std::size_t kMax = 60;
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
-    const auto u = static_cast<unsigned char>(s[i]);
-    out += (u < 0x20 || u == 0x7f) ? '?' : s[i];
-  }
-  if (s.size() > kMax) out += "...";
-  return out;
-}
-
-/// Splits text into lines (without '\n' or a trailing '\r'), numbering them from 1.
-class Lines {
- public:
-  explicit Lines(std::string_view text) : text_(text) {}
-  bool next(std::string_view& line) {
-    if (pos_ >= text_.size()) return false;
-    const std::size_t end = std::min(text_.find('\n', pos_), text_.size());
-    line = text_.substr(pos_, end - pos_);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    pos_ = end + 1;
-    ++number_;
-    return true;
-  }
-  [[nodiscard]] std::size_t number() const { return number_; }
-
- private:
-  std::string_view text_;
-  std::size_t pos_ = 0;
-  std::size_t number_ = 0;
-};
 
 /// Reads one line left to right; every read checks the end of the line.
 struct Cursor {
@@ -118,7 +80,7 @@ class SubnetListParser {
       : f_(f), name_(name), lids_(lids), by_guid_(nodes_by_guid(f)) {}
 
   void parse(std::string_view text) {
-    Lines lines(text);
+    TextLines lines(text);
     std::string_view line;
     while (lines.next(line)) {
       line_ = lines.number();
@@ -242,7 +204,7 @@ class LftDumpParser {
       : f_(f), name_(name), out_(out), by_guid_(nodes_by_guid(f)) {}
 
   void parse(std::string_view text) {
-    Lines lines(text);
+    TextLines lines(text);
     std::string_view line;
     std::size_t blocks = 0;
     while (lines.next(line)) {

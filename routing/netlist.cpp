@@ -16,11 +16,6 @@
 
 namespace ibsdn {
 
-NetlistError::NetlistError(std::string_view source, std::size_t line, std::string_view what)
-    : std::invalid_argument(std::string(source) + ":" + std::to_string(line) + ": " +
-                            std::string(what)),
-      line_(line) {}
-
 namespace {
 
 // Limits of ibsim 0.10 (sim.h: NODEIDLEN 65, nodedesc[64], MAXNETNODES 2048, MAXNETSWITCHS 256).
@@ -48,15 +43,6 @@ bool is_alpha(char c) {
 bool is_control(char c) {
   const auto u = static_cast<unsigned char>(c);
   return u < 0x20 || u == 0x7f;
-}
-
-/// A printable, bounded rendering of untrusted text for error messages.
-std::string excerpt(std::string_view s) {
-  constexpr std::size_t kMax = 40;
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < kMax; ++i) out += is_control(s[i]) ? '?' : s[i];
-  if (s.size() > kMax) out += "...";
-  return out;
 }
 
 std::string quoted(std::string_view s) {
@@ -164,13 +150,10 @@ class NetlistParser {
   NetlistParser(std::string_view text, std::string_view source) : text_(text), source_(source) {}
 
   Fabric run() {
-    std::size_t pos = 0;
-    while (pos < text_.size()) {
-      const std::size_t nl = text_.find('\n', pos);
-      std::string_view line = text_.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
-      pos = nl == std::string_view::npos ? text_.size() : nl + 1;
-      ++line_no_;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    TextLines lines(text_);
+    std::string_view line;
+    while (lines.next(line)) {
+      line_no_ = lines.number();
       parse_line(line);
     }
     if (f_.num_nodes() == 0)

@@ -17,18 +17,15 @@
 #include <string>
 #include <string_view>
 
+#include "common/file_line_error.hpp"
 #include "routing/fabric.hpp"
 
 namespace ibsdn {
 
 /// A malformed or inconsistent netlist. what() reads "SOURCE:LINE: what was wrong".
-class NetlistError : public std::invalid_argument {
+class NetlistError : public FileLineError {
  public:
-  NetlistError(std::string_view source, std::size_t line, std::string_view what);
-  [[nodiscard]] std::size_t line() const { return line_; }
-
- private:
-  std::size_t line_;
+  using FileLineError::FileLineError;
 };
 
 /// Upper bounds that keep a hostile input from exhausting memory.

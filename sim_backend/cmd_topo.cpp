@@ -1,33 +1,15 @@
 // ibsdn-sim topo: build a topology, describe it, optionally write it as an ibsim netlist.
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
 #include "sim_backend/commands.hpp"
+#include "sim_backend/text_file.hpp"
 
 namespace ibsdn {
-namespace {
-
-void write_text(const std::string& path, const std::string& text) {
-  std::FILE* out = std::fopen(path.c_str(), "wb");
-  if (out == nullptr) {
-    throw std::runtime_error("cannot write netlist '" + path + "': " + std::strerror(errno));
-  }
-  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  const int saved = errno;
-  if (std::fclose(out) != 0 || !written) {
-    throw std::runtime_error("cannot write netlist '" + path +
-                             "': " + std::strerror(written ? errno : saved));
-  }
-}
-
-}  // namespace
 
 void add_topo_command(CLI::App& app) {
   auto spec = std::make_shared<TopologySpec>();
@@ -47,7 +29,7 @@ void add_topo_command(CLI::App& app) {
         std::fflush(stdout);
         summary = stderr;
       } else {
-        write_text(*netlist_out, text);
+        write_text_file(*netlist_out, text, "netlist");
       }
     }
     std::fprintf(summary, "%s: %zu compute nodes, %zu switches, %zu cables\n", f.kind_label.c_str(),

@@ -19,5 +19,6 @@ void add_topo_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_route_command(CLI::App& app);
 void add_lft_quality_command(CLI::App& app);
+void add_trace_command(CLI::App& app);
 
 }  // namespace ibsdn

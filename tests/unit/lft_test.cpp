@@ -11,6 +11,7 @@
 #include "routing/lft.hpp"
 #include "routing/xgft.hpp"
 #include "tests/unit/all_pairs.hpp"
+#include "tests/unit/file_line_error_expect.hpp"
 
 namespace ibsdn {
 namespace {
@@ -182,17 +183,10 @@ TEST(LftDump, MalformedDumps_NameFileAndLine) {
         c.needle.empty()
             ? 1 + static_cast<std::size_t>(std::count(broken.begin(), broken.end(), '\n'))
             : line_of(broken, c.needle);
-    const std::string file = c.in_lfts ? "L.dump" : "S.lst";
-    try {
-      (void)lfts_from_opensm_dump(f, lfts, lst, "L.dump", "S.lst");
-      ADD_FAILURE() << c.what << ": accepted";
-    } catch (const DumpError& e) {
-      EXPECT_EQ(e.line(), want_line) << c.what << ": " << e.what();
-      const std::string msg = e.what();
-      EXPECT_EQ(msg.rfind(file + ":" + std::to_string(want_line) + ": ", 0), 0u)
-          << c.what << ": " << msg;
-      EXPECT_NE(msg.find(c.message), std::string::npos) << c.what << ": " << msg;
-    }
+    SCOPED_TRACE(c.what);
+    testing_errors::expect_file_line_error<DumpError>(
+        [&] { (void)lfts_from_opensm_dump(f, lfts, lst, "L.dump", "S.lst"); },
+        c.in_lfts ? "L.dump" : "S.lst", want_line, c.message);
   }
 }
 

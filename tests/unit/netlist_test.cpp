@@ -16,6 +16,7 @@
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 #include "tests/unit/fabric_specs.hpp"
+#include "tests/unit/file_line_error_expect.hpp"
 
 namespace ibsdn {
 namespace {
@@ -382,15 +383,8 @@ TEST(Netlist, MalformedInputsNameTheLine) {
   };
   for (const Malformed& c : cases) {
     SCOPED_TRACE(c.text);
-    try {
-      (void)parse_netlist(c.text, "bad.net");
-      ADD_FAILURE() << "no error";
-    } catch (const NetlistError& e) {
-      const std::string msg = e.what();
-      EXPECT_EQ(e.line(), c.line) << msg;
-      EXPECT_EQ(msg.rfind("bad.net:" + std::to_string(c.line) + ": ", 0), 0u) << msg;
-      EXPECT_NE(msg.find(c.message), std::string::npos) << msg;
-    }
+    testing_errors::expect_file_line_error<NetlistError>(
+        [&] { (void)parse_netlist(c.text, "bad.net"); }, "bad.net", c.line, c.message);
   }
 }
 

@@ -1,0 +1,61 @@
+// The "FILE:LINE: what" error of the line-oriented text formats the project reads (ibsim netlists,
+// OpenSM's dumps, SWF job traces), the bounded rendering of the untrusted text such an error
+// quotes, and the splitter that numbers those lines. Header only: routing/ and sim_backend/ use it
+// without linking anything.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace ibsdn {
+
+/// A malformed input line. what() reads "SOURCE:LINE: what was wrong"; line() is 1-based.
+class FileLineError : public std::invalid_argument {
+ public:
+  FileLineError(std::string_view source, std::size_t line, std::string_view what)
+      : std::invalid_argument(std::string(source) + ":" + std::to_string(line) + ": " +
+                              std::string(what)),
+        line_(line) {}
+  [[nodiscard]] std::size_t line() const { return line_; }
+
+ private:
+  std::size_t line_;
+};
+
+/// A printable, bounded rendering of untrusted text for error messages: control bytes become
+/// '?', and text longer than `max_chars` is cut and ends in "...".
+inline std::string excerpt(std::string_view s, std::size_t max_chars = 60) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size() && i < max_chars; ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    out += (u < 0x20 || u == 0x7f) ? '?' : s[i];
+  }
+  if (s.size() > max_chars) out += "...";
+  return out;
+}
+
+/// Splits text into lines (without '\n' or a trailing '\r'), numbering them from 1.
+class TextLines {
+ public:
+  explicit TextLines(std::string_view text) : text_(text) {}
+  bool next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    const std::size_t end = std::min(text_.find('\n', pos_), text_.size());
+    line = text_.substr(pos_, end - pos_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos_ = end + 1;
+    ++number_;
+    return true;
+  }
+  [[nodiscard]] std::size_t number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t number_ = 0;
+};
+
+}  // namespace ibsdn

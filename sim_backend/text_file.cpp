@@ -1,0 +1,21 @@
+#include "sim_backend/text_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace ibsdn {
+
+void write_text_file(const std::string& path, std::string_view text, std::string_view what) {
+  const std::string prefix = "cannot write " + std::string(what) + " '" + path + "': ";
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) throw std::runtime_error(prefix + std::strerror(errno));
+  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  const int saved = errno;
+  if (std::fclose(out) != 0 || !written) {
+    throw std::runtime_error(prefix + std::strerror(written ? errno : saved));
+  }
+}
+
+}  // namespace ibsdn
