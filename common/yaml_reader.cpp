@@ -1,9 +1,12 @@
 #include "common/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "plugin/notice/names.hpp"
@@ -30,6 +33,45 @@ std::size_t one_based(int zero_based) {
   return zero_based >= 0 ? static_cast<std::size_t>(zero_based) + 1 : 0;
 }
 
+// Where each document of a stream starts and where its first node is, from the parser's events.
+// YAML::LoadAll would count the documents, but in yaml-cpp 0.7 (Debian 12) it loops forever,
+// allocating, on some malformed input such as a lone ',' (yaml-cpp issue 1040, fixed upstream
+// after 0.8 by pull request 1319): the parser reports a document without consuming the token it
+// cannot place. Asking for two documents at most, and noticing one that starts where the previous
+// one did, bounds the work.
+class DocumentStarts final : public YAML::EventHandler {
+ public:
+  struct Start {
+    YAML::Mark document;
+    YAML::Mark first_node = YAML::Mark::null_mark();
+  };
+  std::vector<Start> starts;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(Start{mark}); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    node(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& mark) {
+    if (!starts.empty() && starts.back().first_node.is_null()) starts.back().first_node = mark;
+  }
+};
+
 }  // namespace
 
 std::size_t line_of(const YAML::Node& n) {
@@ -46,18 +88,28 @@ void add_dotted_keys(std::vector<std::string>& out, std::string_view map,
 }
 
 YAML::Node load_single_document(std::string_view text, std::string_view source) {
-  std::vector<YAML::Node> docs;
+  const std::string input(text);
   try {
-    docs = YAML::LoadAll(std::string(text));
+    std::istringstream in(input);
+    YAML::Parser parser(in);
+    DocumentStarts events;
+    if (!parser.HandleNextDocument(events)) return YAML::Node();
+    if (parser.HandleNextDocument(events)) {
+      const DocumentStarts::Start& second = events.starts.at(1);
+      if (second.document.pos <= events.starts[0].document.pos) {
+        throw ConfigError(source, one_based(second.document.line),
+                          one_based(second.document.column),
+                          "YAML syntax: text the parser cannot place (a stray ',' or similar)");
+      }
+      const YAML::Mark at = second.first_node.is_null() ? second.document : second.first_node;
+      throw ConfigError(source, one_based(at.line), one_based(at.column),
+                        "only one YAML document is allowed");
+    }
+    return YAML::Load(input);
   } catch (const YAML::Exception& e) {
     throw ConfigError(source, one_based(e.mark.line), one_based(e.mark.column),
                       "YAML syntax: " + e.msg);
   }
-  if (docs.size() > 1) {
-    throw ConfigError(source, line_of(docs[1]), column_of(docs[1]),
-                      "only one YAML document is allowed");
-  }
-  return docs.empty() ? YAML::Node() : docs[0];
 }
 
 void YamlReader::fail(const YAML::Node& at, const std::string& what) const {

@@ -438,6 +438,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadScenario{"YamlSyntax", std::string(kBase) + "seed: [1, 2\n", 7, 1, "YAML syntax"},
         BadScenario{"TwoDocuments", std::string(kBase) + "---\nname: u\n", 7, 1,
                     "only one YAML document"},
+        BadScenario{"LoneCommaOnWhichYamlCppWouldLoop", ",\n", 1, 1,
+                    "YAML syntax: text the parser cannot place"},
         // Types and ranges.
         BadScenario{"SeedNegative", std::string(kBase) + "seed: -1\n", 6, 7,
                     "seed: expected a decimal integer, got '-1'"},
