@@ -2,6 +2,7 @@
 // follows the LFT's default route. Capacity-limited like real TCAMs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,10 @@ struct FlowModResult {
   std::string detail;          // why, when status != kOk
   [[nodiscard]] bool ok() const { return status == FlowModStatus::kOk; }
 };
+
+/// The largest table the controller and the simulator accept (entries per switch); real TCAMs
+/// hold thousands.
+inline constexpr std::size_t kMaxTableCapacity = 1'000'000;
 
 struct FlowTableConfig {
   std::uint32_t capacity = 4096;

@@ -11,21 +11,13 @@
 #include <cstring>
 #include <utility>
 
+#include "common/config_error.hpp"
+
 namespace ibsdn::mad {
 namespace {
 
 constexpr std::string_view kFormat =
     "expected one line: 0x followed by 1 to 16 hex digits, or a decimal number";
-
-std::string location_text(std::string_view source, std::size_t line, std::size_t column,
-                          std::string_view reason) {
-  std::string out(source);
-  if (line > 0) out += ":" + std::to_string(line);
-  if (line > 0 && column > 0) out += ":" + std::to_string(column);
-  out += ": ";
-  out += reason;
-  return out;
-}
 
 [[noreturn]] void fail(std::string_view source, std::size_t line, std::size_t column,
                        const std::string& what) {
@@ -85,7 +77,7 @@ void check_file(const std::string& path, const struct stat& st, const KeyFileRea
 
 KeyFileError::KeyFileError(std::string source, std::size_t line, std::size_t column,
                            std::string reason)
-    : std::runtime_error(location_text(source, line, column, reason)),
+    : std::runtime_error(located_message(source, line, column, reason)),
       source_(std::move(source)),
       line_(line),
       column_(column),

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang clang-format libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libboost-dev libsqlite3-dev sqlite3 libglpk-dev
+  libssl-dev
   opensm libopensm-dev libibumad-dev libibmad-dev infiniband-diags ibsim-utils
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev munge shellcheck
   dpkg-dev groff-base man-db

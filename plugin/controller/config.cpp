@@ -4,26 +4,22 @@
 #include <sys/un.h>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <optional>
-#include <set>
 #include <span>
 #include <sstream>
 
+#include "common/yaml_reader.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 
 namespace ibsdn {
 namespace {
-
-constexpr std::string_view kTopLevel = "top level";
 
 // The keys parse_config() accepts, per map; config_keys() lists them for the documentation's tests.
 constexpr std::array<std::string_view, 16> kKeys = {"notice_socket",
@@ -50,137 +46,18 @@ constexpr std::array<std::string_view, 5> kNoticeKeys = {
     "max_connections", "max_connections_per_uid", "reserved_for_scheduler", "idle_timeout_ms",
     "scheduler_idle_timeout_ms"};
 
-std::string error_text(std::string_view source, std::size_t line, std::size_t column,
-                       std::string_view what) {
-  std::string out(source);
-  if (line > 0) out += ":" + std::to_string(line);
-  if (line > 0 && column > 0) out += ":" + std::to_string(column);
-  out += ": ";
-  out += what;
-  return out;
+// An absolute path that may hold %g (the SM port GUID) and %% (a %).
+std::string templated_path(const YamlReader& r, const YAML::Node& n, std::string_view key) {
+  std::string p = r.absolute_path(n, key);
+  try {
+    (void)expand_path_template(p, kTemplateCheckGuid);
+  } catch (const std::invalid_argument& e) {
+    r.fail(n, std::string(key) + ": " + e.what());
+  }
+  return p;
 }
 
-// Reads one document node by node; every error carries the node's position (yaml-cpp marks
-// are 0-based, messages 1-based like compilers').
-class Reader {
- public:
-  explicit Reader(std::string_view source) : source_(source) {}
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& what) const {
-    const YAML::Mark m = at.Mark();
-    const auto line = m.line >= 0 ? static_cast<std::size_t>(m.line) + 1 : 0;
-    const auto column = m.column >= 0 ? static_cast<std::size_t>(m.column) + 1 : 0;
-    throw ConfigError(source_, line, column, what);
-  }
-
-  void require_value(const YAML::Node& n, std::string_view key) const {
-    if (n.IsNull()) fail(n, std::string(key) + ": no value (leave the key out to use the default)");
-  }
-
-  std::string string(const YAML::Node& n, std::string_view key) const {
-    require_value(n, key);
-    if (!n.IsScalar()) fail(n, std::string(key) + ": expected a single value, not a list or map");
-    return n.Scalar();
-  }
-
-  std::uint64_t integer(const YAML::Node& n, std::string_view key, std::uint64_t min,
-                        std::uint64_t max) const {
-    const std::string text = string(n, key);
-    // A quoted number is a string in YAML: refuse it rather than guess what was meant.
-    std::uint64_t v = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    const bool digits_only = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-      return c >= '0' && c <= '9';
-    });
-    if (n.Tag() != "?") {
-      fail(n, std::string(key) + ": expected a decimal integer, got the quoted string " +
-                  quote_for_message(text) + " (remove the quotes)");
-    }
-    if (!digits_only || ec == std::errc::invalid_argument || ptr != text.data() + text.size()) {
-      fail(n, std::string(key) + ": expected a decimal integer, got " + quote_for_message(text));
-    }
-    if (ec == std::errc::result_out_of_range || v < min || v > max) {
-      fail(n, std::string(key) + ": " + text + " is out of range " + std::to_string(min) + ".." +
-                  std::to_string(max));
-    }
-    return v;
-  }
-
-  std::string absolute_path(const YAML::Node& n, std::string_view key) const {
-    std::string p = string(n, key);
-    if (p.empty() || p.front() != '/') {
-      fail(n, std::string(key) + ": " + quote_for_message(p) + " is not an absolute path");
-    }
-    if (p.find('\0') != std::string::npos) fail(n, std::string(key) + ": contains a NUL byte");
-    return p;
-  }
-
-  // An absolute path that may hold %g (the SM port GUID) and %% (a %).
-  std::string templated_path(const YAML::Node& n, std::string_view key) const {
-    std::string p = absolute_path(n, key);
-    try {
-      (void)expand_path_template(p, kTemplateCheckGuid);
-    } catch (const std::invalid_argument& e) {
-      fail(n, std::string(key) + ": " + e.what());
-    }
-    return p;
-  }
-
-  // Calls on_key(name, key node, value node) for every entry of a map, after checking that `map`
-  // is a map, each key is a known plain name and none repeats.
-  void for_each_key(
-      const YAML::Node& map, std::string_view what, std::span<const std::string_view> known,
-      const std::function<void(const std::string&, const YAML::Node&)>& on_key) const {
-    if (!map.IsMap()) fail(map, std::string(what) + ": expected a map of key: value");
-    std::set<std::string> seen;
-    for (const auto& kv : map) {
-      const YAML::Node& k = kv.first;
-      if (!k.IsScalar()) fail(k, std::string(what) + ": keys must be plain names");
-      const std::string& name = k.Scalar();
-      if (std::find(known.begin(), known.end(), name) == known.end()) {
-        fail(k, unknown_key_message(what, name, known));
-      }
-      if (!seen.insert(name).second) fail(k, std::string(what) + ": duplicate key '" + name + "'");
-      // A key without a value is reported at the key: the null's own mark is the next line.
-      if (kv.second.IsNull()) {
-        const std::string full = what == kTopLevel ? name : std::string(what) + "." + name;
-        fail(k, full + ": no value (leave the key out to use the default)");
-      }
-      on_key(name, kv.second);
-    }
-  }
-
- private:
-  static std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-      std::size_t diag = row[0];
-      row[0] = i;
-      for (std::size_t j = 1; j <= b.size(); ++j) {
-        const std::size_t up = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        diag = up;
-      }
-    }
-    return row[b.size()];
-  }
-
-  static std::string unknown_key_message(std::string_view what, const std::string& name,
-                                         std::span<const std::string_view> known) {
-    std::string msg = std::string(what) + ": unknown key " + quote_for_message(name);
-    for (std::string_view k : known) {
-      if (edit_distance(name, k) <= 2) return msg + " (did you mean '" + std::string(k) + "'?)";
-    }
-    msg += " (known:";
-    for (std::string_view k : known) msg += " " + std::string(k);
-    return msg + ")";
-  }
-
-  std::string_view source_;
-};
-
-LogLevel parse_log_level(const Reader& r, const YAML::Node& n) {
+LogLevel parse_log_level(const YamlReader& r, const YAML::Node& n) {
   const std::string v = r.string(n, "log_level");
   if (v == "error") return LogLevel::kError;
   if (v == "warn") return LogLevel::kWarn;
@@ -190,7 +67,7 @@ LogLevel parse_log_level(const Reader& r, const YAML::Node& n) {
 }
 
 // switch_key: none | 0x followed by 1 to 16 hex digits, not all zero.
-void parse_switch_key(const Reader& r, const YAML::Node& n, Config& c) {
+void parse_switch_key(const YamlReader& r, const YAML::Node& n, Config& c) {
   const std::string v = r.string(n, "switch_key");
   if (v == "none") {
     c.switch_key_source = SwitchKeySource::kNone;
@@ -214,15 +91,7 @@ void parse_switch_key(const Reader& r, const YAML::Node& n, Config& c) {
   c.switch_key = key;
 }
 
-std::size_t line_of(const YAML::Node& n) {
-  return n.Mark().line >= 0 ? static_cast<std::size_t>(n.Mark().line) + 1 : 0;
-}
-
-std::size_t column_of(const YAML::Node& n) {
-  return n.Mark().column >= 0 ? static_cast<std::size_t>(n.Mark().column) + 1 : 0;
-}
-
-std::string parse_algorithm(const Reader& r, const YAML::Node& n, const std::string& key) {
+std::string parse_algorithm(const YamlReader& r, const YAML::Node& n, const std::string& key) {
   std::string name = r.string(n, "algorithms." + key);
   try {
     (void)make_algorithm(name);
@@ -232,7 +101,7 @@ std::string parse_algorithm(const Reader& r, const YAML::Node& n, const std::str
   return name;
 }
 
-std::string parse_group(const Reader& r, const YAML::Node& n, std::string_view key) {
+std::string parse_group(const YamlReader& r, const YAML::Node& n, std::string_view key) {
   std::string name = r.string(n, key);
   if (std::string why = user_name_problem(name); !why.empty()) {
     r.fail(n, std::string(key) + ": " + quote_for_message(name) + " is not a valid name: " + why);
@@ -240,7 +109,7 @@ std::string parse_group(const Reader& r, const YAML::Node& n, std::string_view k
   return name;
 }
 
-NoticeSocketSettings parse_notice_socket(const Reader& r, const YAML::Node& map) {
+NoticeSocketSettings parse_notice_socket(const YamlReader& r, const YAML::Node& map) {
   NoticeSocketSettings s;
   // Where the keys checked against each other are, for the error's position.
   std::optional<YAML::Node> max_at;
@@ -297,10 +166,6 @@ NoticeSocketSettings parse_notice_socket(const Reader& r, const YAML::Node& map)
 
 }  // namespace
 
-ConfigError::ConfigError(std::string_view source, std::size_t line, std::size_t column,
-                         std::string_view what)
-    : std::runtime_error(error_text(source, line, column, what)), line_(line), column_(column) {}
-
 std::string_view to_string(LogLevel level) {
   switch (level) {
     case LogLevel::kError:
@@ -316,93 +181,88 @@ std::string_view to_string(LogLevel level) {
 }
 
 Config parse_config(std::string_view text, std::string_view source_name) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    const auto line = e.mark.line >= 0 ? static_cast<std::size_t>(e.mark.line) + 1 : 0;
-    const auto column = e.mark.column >= 0 ? static_cast<std::size_t>(e.mark.column) + 1 : 0;
-    throw ConfigError(source_name, line, column, "YAML syntax: " + e.msg);
-  }
-  const Reader r(source_name);
-  if (docs.size() > 1) r.fail(docs[1], "only one YAML document is allowed");
+  const YAML::Node doc = load_single_document(text, source_name);
+  const YamlReader r(source_name);
   Config c;
   std::optional<YAML::Node> key_node;
   std::optional<YAML::Node> key_file_node;
-  if (docs.empty() || docs[0].IsNull()) {
+  if (doc.IsNull()) {
     c.warnings.emplace_back(std::string(source_name) + ": empty, every setting has its default");
   } else {
-    r.for_each_key(docs[0], kTopLevel, kKeys, [&](const std::string& key, const YAML::Node& v) {
-      if (key == "notice_socket") {
-        c.notice_socket = r.templated_path(v, key);
-        if (expand_path_template(c.notice_socket, kTemplateCheckGuid).size() >=
-            sizeof(sockaddr_un{}.sun_path)) {
-          r.fail(v, "notice_socket: longer than " +
-                        std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) +
-                        " bytes, the limit of a Unix socket path");
-        }
-      } else if (key == "socket_group") {
-        c.socket_group = parse_group(r, v, key);
-      } else if (key == "state_dir") {
-        c.state_dir = r.templated_path(v, key);
-      } else if (key == "switch_key") {
-        parse_switch_key(r, v, c);
-        key_node = v;
-      } else if (key == "switch_key_file") {
-        c.switch_key_file = r.templated_path(v, key);
-        key_file_node = v;
-      } else if (key == "table_capacity") {
-        c.table_capacity = static_cast<std::size_t>(r.integer(v, key, 1, kMaxTableCapacity));
-      } else if (key == "flow_definition_level") {
-        const std::string level = r.string(v, key);
-        const auto parsed = parse_flow_definition_level(level);
-        if (!parsed) {
-          r.fail(v, "flow_definition_level: " + quote_for_message(level) +
-                        " is not one of dlid, slid-dlid, slid-dlid-sl, slid-dlid-sl-qp");
-        }
-        c.flow_definition_level = *parsed;
-      } else if (key == "algorithms") {
-        r.for_each_key(v, "algorithms", kAlgorithmKeys,
-                       [&](const std::string& k, const YAML::Node& a) {
-                         std::string name = parse_algorithm(r, a, k);
-                         if (k == "fat_tree") c.algorithms.fat_tree = std::move(name);
-                         if (k == "dragonfly") c.algorithms.dragonfly = std::move(name);
-                         if (k == "other") c.algorithms.other = std::move(name);
-                       });
-      } else if (key == "mad") {
-        r.for_each_key(v, "mad", kMadKeys, [&](const std::string& k, const YAML::Node& m) {
-          if (k == "timeout_ms") {
-            c.mad.timeout_ms =
-                static_cast<std::uint32_t>(r.integer(m, "mad.timeout_ms", 1, kMaxMadTimeoutMs));
-          } else if (k == "retries") {
-            c.mad.retries =
-                static_cast<std::uint32_t>(r.integer(m, "mad.retries", 0, kMaxMadRetries));
+    r.for_each_key(
+        doc, YamlReader::kTopLevel, kKeys, [&](const std::string& key, const YAML::Node& v) {
+          if (key == "notice_socket") {
+            c.notice_socket = templated_path(r, v, key);
+            if (expand_path_template(c.notice_socket, kTemplateCheckGuid).size() >=
+                sizeof(sockaddr_un{}.sun_path)) {
+              r.fail(v, "notice_socket: longer than " +
+                            std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) +
+                            " bytes, the limit of a Unix socket path");
+            }
+          } else if (key == "socket_group") {
+            c.socket_group = parse_group(r, v, key);
+          } else if (key == "state_dir") {
+            c.state_dir = templated_path(r, v, key);
+          } else if (key == "switch_key") {
+            parse_switch_key(r, v, c);
+            key_node = v;
+          } else if (key == "switch_key_file") {
+            c.switch_key_file = templated_path(r, v, key);
+            key_file_node = v;
+          } else if (key == "table_capacity") {
+            c.table_capacity = static_cast<std::size_t>(r.integer(v, key, 1, kMaxTableCapacity));
+          } else if (key == "flow_definition_level") {
+            const std::string level = r.string(v, key);
+            const auto parsed = parse_flow_definition_level(level);
+            if (!parsed) {
+              r.fail(v, "flow_definition_level: " + quote_for_message(level) +
+                            " is not one of dlid, slid-dlid, slid-dlid-sl, slid-dlid-sl-qp");
+            }
+            c.flow_definition_level = *parsed;
+          } else if (key == "algorithms") {
+            r.for_each_key(v, "algorithms", kAlgorithmKeys,
+                           [&](const std::string& k, const YAML::Node& a) {
+                             std::string name = parse_algorithm(r, a, k);
+                             if (k == "fat_tree") c.algorithms.fat_tree = std::move(name);
+                             if (k == "dragonfly") c.algorithms.dragonfly = std::move(name);
+                             if (k == "other") c.algorithms.other = std::move(name);
+                           });
+          } else if (key == "mad") {
+            r.for_each_key(v, "mad", kMadKeys, [&](const std::string& k, const YAML::Node& m) {
+              if (k == "timeout_ms") {
+                c.mad.timeout_ms =
+                    static_cast<std::uint32_t>(r.integer(m, "mad.timeout_ms", 1, kMaxMadTimeoutMs));
+              } else if (k == "retries") {
+                c.mad.retries =
+                    static_cast<std::uint32_t>(r.integer(m, "mad.retries", 0, kMaxMadRetries));
+              } else {
+                c.mad.window =
+                    static_cast<std::uint32_t>(r.integer(m, "mad.window", 1, kMaxMadWindow));
+              }
+            });
+          } else if (key == "limits") {
+            r.for_each_key(v, "limits", kLimitKeys, [&](const std::string& k, const YAML::Node& m) {
+              const auto n = static_cast<std::uint64_t>(r.integer(m, "limits." + k, 1, kMaxLimit));
+              if (k == "max_rank_flows") c.limits.max_rank_flows = n;
+              if (k == "max_flows_per_job") c.limits.max_flows_per_job = n;
+              if (k == "max_flows_total") c.limits.max_flows_total = n;
+            });
+          } else if (key == "job_start_timeout_ms") {
+            c.job_start_timeout_ms =
+                static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxJobStartTimeoutMs));
+          } else if (key == "audit_interval_ms") {
+            c.audit_interval_ms =
+                static_cast<std::uint32_t>(r.integer(v, key, 0, kMaxAuditIntervalMs));
+          } else if (key == "slurm_user") {
+            c.slurm_user = parse_group(r, v, key);
+          } else if (key == "notice") {
+            c.notice = parse_notice_socket(r, v);
+          } else if (key == "host_map") {
+            c.host_map = r.absolute_path(v, key);
           } else {
-            c.mad.window = static_cast<std::uint32_t>(r.integer(m, "mad.window", 1, kMaxMadWindow));
+            c.log_level = parse_log_level(r, v);
           }
         });
-      } else if (key == "limits") {
-        r.for_each_key(v, "limits", kLimitKeys, [&](const std::string& k, const YAML::Node& m) {
-          const auto n = static_cast<std::uint64_t>(r.integer(m, "limits." + k, 1, kMaxLimit));
-          if (k == "max_rank_flows") c.limits.max_rank_flows = n;
-          if (k == "max_flows_per_job") c.limits.max_flows_per_job = n;
-          if (k == "max_flows_total") c.limits.max_flows_total = n;
-        });
-      } else if (key == "job_start_timeout_ms") {
-        c.job_start_timeout_ms =
-            static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxJobStartTimeoutMs));
-      } else if (key == "audit_interval_ms") {
-        c.audit_interval_ms = static_cast<std::uint32_t>(r.integer(v, key, 0, kMaxAuditIntervalMs));
-      } else if (key == "slurm_user") {
-        c.slurm_user = parse_group(r, v, key);
-      } else if (key == "notice") {
-        c.notice = parse_notice_socket(r, v);
-      } else if (key == "host_map") {
-        c.host_map = r.absolute_path(v, key);
-      } else {
-        c.log_level = parse_log_level(r, v);
-      }
-    });
   }
   if (key_node && key_file_node) {
     r.fail(*key_file_node, "switch_key_file: cannot be combined with switch_key (line " +
@@ -410,12 +270,12 @@ Config parse_config(std::string_view text, std::string_view source_name) {
   }
   if (key_file_node) c.switch_key_source = SwitchKeySource::kFile;
   if (c.switch_key_source == SwitchKeySource::kNone) {
-    c.warnings.push_back(error_text(
+    c.warnings.push_back(located_message(
         source_name, line_of(*key_node), column_of(*key_node),
         "switch_key: none: switches accept flow changes from anyone who can send MADs on the "
         "fabric (docs/security.md)"));
   } else if (c.switch_key_source == SwitchKeySource::kConfig) {
-    c.warnings.push_back(error_text(
+    c.warnings.push_back(located_message(
         source_name, line_of(*key_node), column_of(*key_node),
         "switch_key: the key is written in the configuration file; leave switch_key out to use "
         "the generated STATE_DIR/switch.key (mode 0600), or name a key file with "
@@ -426,13 +286,10 @@ Config parse_config(std::string_view text, std::string_view source_name) {
 
 std::vector<std::string> config_keys() {
   std::vector<std::string> out(kKeys.begin(), kKeys.end());
-  const auto nested = [&out](std::string_view map, std::span<const std::string_view> keys) {
-    for (std::string_view k : keys) out.push_back(std::string(map) + "." + std::string(k));
-  };
-  nested("algorithms", kAlgorithmKeys);
-  nested("mad", kMadKeys);
-  nested("limits", kLimitKeys);
-  nested("notice", kNoticeKeys);
+  add_dotted_keys(out, "algorithms", kAlgorithmKeys);
+  add_dotted_keys(out, "mad", kMadKeys);
+  add_dotted_keys(out, "limits", kLimitKeys);
+  add_dotted_keys(out, "notice", kNoticeKeys);
   return out;
 }
 

@@ -16,22 +16,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/config_error.hpp"
+#include "flowtable/flow_table.hpp"
 #include "flowtable/match.hpp"
 
 namespace ibsdn {
-
-/// A configuration (or host map) problem. what() reads "FILE:LINE:COLUMN: what", or
-/// "FILE:LINE: what" / "FILE: what" when the column / line is not known (0).
-class ConfigError : public std::runtime_error {
- public:
-  ConfigError(std::string_view source, std::size_t line, std::size_t column, std::string_view what);
-  [[nodiscard]] std::size_t line() const { return line_; }
-  [[nodiscard]] std::size_t column() const { return column_; }
-
- private:
-  std::size_t line_;
-  std::size_t column_;
-};
 
 enum class LogLevel : std::uint8_t { kError, kWarn, kInfo, kDebug };
 std::string_view to_string(LogLevel level);
@@ -85,7 +74,6 @@ struct Limits {
 };
 inline constexpr std::uint64_t kMaxLimit = std::uint64_t{1} << 32;
 
-inline constexpr std::size_t kMaxTableCapacity = 1'000'000;
 inline constexpr std::uint32_t kMaxMadTimeoutMs = 60'000;
 inline constexpr std::uint32_t kMaxMadRetries = 100;
 inline constexpr std::uint32_t kMaxMadWindow = 1024;

@@ -1,0 +1,99 @@
+// A parsed scenario before expansion: every field with its value, or its sweep's values, and
+// where each was written, so that a check that only a combination can fail (hosts beyond a swept
+// topology's) still names the line and column. Shared by scenario.cpp (parsing) and
+// scenario_expand.cpp (runs); nothing outside the scenario code includes it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim_backend/scenario.hpp"
+
+namespace ibsdn {
+
+struct Where {
+  std::size_t line = 0;
+  std::size_t column = 0;
+};
+
+/// One field: a single value, a sweep's values (axis >= 0), or none (an optional field left out).
+template <typename T>
+struct Field {
+  std::vector<T> values;
+  std::vector<Where> at;  // each value's position
+  int axis = -1;          // index into Scenario::Draft::axes when swept
+
+  [[nodiscard]] bool given() const { return !values.empty(); }
+  /// Which of the values a run takes; `choice` holds one index per axis.
+  [[nodiscard]] std::size_t pick(std::span<const std::size_t> choice) const {
+    return axis < 0 ? 0 : choice[static_cast<std::size_t>(axis)];
+  }
+  [[nodiscard]] const T& value(std::span<const std::size_t> choice) const {
+    return values.at(pick(choice));
+  }
+  [[nodiscard]] Where where(std::span<const std::size_t> choice) const {
+    return at.at(pick(choice));
+  }
+};
+
+enum class WorkloadKind : std::uint8_t { kTrace, kSynthetic, kJobs };
+
+/// The dragonfly's p, a, h, g and the megafly's five parameters, in the generators' order.
+inline constexpr std::array<std::string_view, 4> kDragonflyKeys = {"p", "a", "h", "g"};
+inline constexpr std::array<std::string_view, 5> kMegaflyKeys = {
+    "nodes_per_leaf", "leaves", "spines", "global_per_spine", "groups"};
+
+struct Scenario::Draft {
+  std::string source;
+  std::string name;
+  std::vector<SweepAxis> axes;
+  std::size_t run_count = 1;
+  std::string canonical_json;  // what the hash covers
+  std::uint64_t hash = 0;
+
+  Field<std::uint64_t> seed;
+
+  TopologyKind topology_kind = TopologyKind::kXgft;
+  Where topology_at;  // the generator's key, for checks of swept parameters together
+  Field<XgftParams> xgft;
+  std::array<Field<int>, kDragonflyKeys.size()> dragonfly;
+  std::array<Field<int>, kMegaflyKeys.size()> megafly;
+  Field<ScenarioFile> netlist;
+  std::map<std::string, std::uint64_t> netlist_hosts;  // by resolved path
+  Field<std::uint32_t> hosts;                          // absent: all of the fabric's
+
+  Field<double> link_bandwidth_gbps;
+  Field<std::uint32_t> gpus_per_node;
+  Field<std::uint32_t> ranks_per_node;  // absent: gpus_per_node
+  Field<Mapping> placement;
+  Field<std::string> allocation;
+  Field<std::string> routing;
+  Field<std::size_t> table_capacity;
+  Field<FlowDefinitionLevel> flow_level;
+  Field<SimulationModel> model;
+  Field<ScenarioPattern> pattern;
+
+  WorkloadKind workload_kind = WorkloadKind::kJobs;
+  Field<ScenarioFile> trace_file;
+  Field<std::uint32_t> trace_cpus_per_node;
+  Field<std::uint64_t> trace_first;         // absent: all
+  Field<std::uint32_t> trace_system_nodes;  // absent: the topology's hosts
+  Field<std::string> synthetic_preset;
+  Field<std::uint64_t> synthetic_jobs;
+  Field<double> synthetic_utilisation;  // absent: the preset's
+  std::shared_ptr<const std::vector<ScenarioJob>> jobs;
+  std::size_t largest_job = 0;  // index of the job with the most nodes
+  Where largest_job_at;         // its `nodes`
+};
+
+/// Builds run `index` (< draft.run_count) and checks what only the combination can fail.
+/// Throws ConfigError at the offending value, naming the run.
+ScenarioRun build_run(const Scenario::Draft& draft, std::size_t index);
+
+}  // namespace ibsdn
