@@ -45,7 +45,7 @@ ReplaySelection select_replay_jobs(const SwfTrace& trace, const ReplayFilter& fi
       ++c.beyond_first;
       continue;
     }
-    ReplayJob r;
+    TraceJob r;
     r.id = j.id;
     r.nodes = *nodes;
     r.submit_s = j.submit_s;

@@ -27,7 +27,7 @@ struct ReplayFilter {
 
 /// A job as the replay sees it. It holds its nodes over [start_s, end_s): a job ending at t and
 /// one starting at t never overlap.
-struct ReplayJob {
+struct TraceJob {
   JobId id{};
   std::size_t nodes = 0;  // ceil(allocated processors / CPUs per node), >= 1
   double submit_s = 0;
@@ -50,7 +50,7 @@ struct ReplayCounts {
 };
 
 struct ReplaySelection {
-  std::vector<ReplayJob> jobs;  // in trace order (by submit time), not by start time
+  std::vector<TraceJob> jobs;  // in trace order (by submit time), not by start time
   ReplayCounts counts;
 };
 

@@ -84,12 +84,12 @@ class Replay {
       }
       FlowTableConfig table;
       table.capacity = config.table_capacity;
-      table.level = FlowDefinitionLevel::kSlidDlid;
+      table.level = config.flow_level;
       board_ = std::make_unique<Switchboard>(subnet.fabric, subnet.lids, kSwitchKey, table);
       Config cfg;
       cfg.switch_key = kSwitchKey;
       cfg.table_capacity = config.table_capacity;
-      cfg.flow_definition_level = FlowDefinitionLevel::kSlidDlid;
+      cfg.flow_definition_level = config.flow_level;
       cfg.job_start_timeout_ms = kMaxJobStartTimeoutMs;
       cfg.audit_interval_ms = 0;
       controller_ = std::make_unique<JobController>(cfg, std::nullopt, nullptr, *board_,
@@ -185,6 +185,7 @@ class Replay {
     std::sort(links.begin(), links.end());
     links.erase(std::unique(links.begin(), links.end()), links.end());
     a.links = std::move(links);
+    if (config_.traced) config_.traced(id, a.flows, a.paths);
     if (controller_) {
       const auto v = controller_->view();
       const auto it = v->jobs.find(JobId(id));
@@ -250,8 +251,20 @@ ReplayResult replay_static(const plugin::Subnet& subnet, const LftSet& lfts,
     r.nodes = jobs[i].nodes.size();
   }
   std::vector<std::size_t> running;  // job indices
+  const std::size_t num_links = subnet.fabric.num_links();
+  result.link_load_seconds.assign(num_links, 0.0);
+  double since = events.empty() ? 0.0 : events.front().time;  // the current step's start
   for (std::size_t e = 0; e < events.size(); ++e) {
     const Event& ev = events[e];
+    if (e > 0 && events[e - 1].time != ev.time) {
+      // The load of the last step held from its time until this one.
+      const double dt = ev.time - since;
+      for (std::size_t l = 0; l < num_links; ++l) {
+        result.link_load_seconds[l] +=
+            replay.load().weight(LinkId(static_cast<std::uint32_t>(l))) * dt;
+      }
+      since = ev.time;
+    }
     if (ev.kind == EventKind::kStart) {
       replay.start(jobs[ev.job], result.jobs[ev.job]);
       running.push_back(ev.job);

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "flowtable/match.hpp"
 #include "plugin/controller/subnet.hpp"
 #include "plugin/notice/request.hpp"
 #include "routing/lft.hpp"
@@ -38,10 +39,16 @@ struct ReplayConfig {
   /// "dmodk": the LFTs alone; otherwise an algorithm the controller knows (sdn-greedy, ...).
   std::string routing = "dmodk";
   std::uint32_t table_capacity = 4096;
+  /// What a flow entry matches (the controller's flow_definition_level).
+  FlowDefinitionLevel flow_level = FlowDefinitionLevel::kSlidDlid;
   std::optional<std::uint32_t> ranks_per_node;  // default: the nodes' GPU count, or 1
   Mapping mapping = Mapping::kBlock;
   /// Called after each event with how many are done and how many there are.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  /// Called whenever a job's flows are traced (at its start, and again when the controller
+  /// re-routes it): the host-pair flows and the path each takes through LFTs and flow tables.
+  std::function<void(std::uint64_t job, std::span<const Flow> flows, std::span<const Path> paths)>
+      traced;
 };
 
 /// The SWML from `time` until the next step.
@@ -70,6 +77,12 @@ struct ReplayResult {
   double max_swml = 0;
   std::uint64_t mads = 0;        // MADs the controller sent
   std::size_t peak_entries = 0;  // the most entries the switches held at once
+  /// Per directed link (LinkId order): its load integrated over time, in load x seconds, from
+  /// the first event to the last. Divided by span(), the link's mean load over the replay.
+  std::vector<double> link_load_seconds;
+  [[nodiscard]] double span() const {
+    return swml.empty() ? 0.0 : swml.back().time - swml.front().time;
+  }
 };
 
 /// Replays `jobs` (any order; events at equal times: ends first, then starts, by job id) on

@@ -5,11 +5,11 @@
 
 namespace ibsdn {
 
-BusyPeak peak_busy(const std::vector<ReplayJob>& jobs) {
+BusyPeak peak_busy(const std::vector<TraceJob>& jobs) {
   // (time, +nodes / -nodes); at equal times the negative (end) sorts first.
   std::vector<std::pair<double, long long>> events;
   events.reserve(2 * jobs.size());
-  for (const ReplayJob& j : jobs) {
+  for (const TraceJob& j : jobs) {
     events.emplace_back(j.start_s, static_cast<long long>(j.nodes));
     events.emplace_back(j.end_s, -static_cast<long long>(j.nodes));
   }
@@ -26,7 +26,7 @@ BusyPeak peak_busy(const std::vector<ReplayJob>& jobs) {
   return peak;
 }
 
-TraceStats trace_stats(const std::vector<ReplayJob>& jobs, std::size_t system_nodes) {
+TraceStats trace_stats(const std::vector<TraceJob>& jobs, std::size_t system_nodes) {
   TraceStats s;
   if (jobs.empty() || system_nodes == 0) return s;
   s.jobs = jobs.size();
@@ -36,7 +36,7 @@ TraceStats trace_stats(const std::vector<ReplayJob>& jobs, std::size_t system_no
   s.first_start_s = jobs.front().start_s;
   s.last_end_s = jobs.front().end_s;
   std::size_t single = 0;
-  for (const ReplayJob& j : jobs) {
+  for (const TraceJob& j : jobs) {
     sizes.push_back(j.nodes);
     single += j.nodes == 1 ? 1 : 0;
     s.first_submit_s = std::min(s.first_submit_s, j.submit_s);

@@ -17,7 +17,7 @@ struct BusyPeak {
 
 /// Sweeps start and end events in time order, ends before starts at equal times (a job holds
 /// its nodes over [start, end)).
-BusyPeak peak_busy(const std::vector<ReplayJob>& jobs);
+BusyPeak peak_busy(const std::vector<TraceJob>& jobs);
 
 struct TraceStats {
   std::size_t jobs = 0;
@@ -40,6 +40,6 @@ struct TraceStats {
 };
 
 /// Statistics of `jobs` on a machine of `system_nodes` nodes (> 0). All zero for no jobs.
-TraceStats trace_stats(const std::vector<ReplayJob>& jobs, std::size_t system_nodes);
+TraceStats trace_stats(const std::vector<TraceJob>& jobs, std::size_t system_nodes);
 
 }  // namespace ibsdn

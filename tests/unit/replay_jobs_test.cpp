@@ -43,7 +43,7 @@ TEST(ReplayJobs, EachFilterDropsWhatSeed002Drops) {
   EXPECT_EQ(c.beyond_first, 0u);
   EXPECT_EQ(c.kept, 5u);
   std::vector<std::uint64_t> ids;
-  for (const ReplayJob& j : s.jobs) ids.push_back(j.id.value());
+  for (const TraceJob& j : s.jobs) ids.push_back(j.id.value());
   EXPECT_EQ(ids, (std::vector<std::uint64_t>{1, 5, 10, 11, 12}));
 }
 
@@ -51,17 +51,17 @@ TEST(ReplayJobs, StartIsSubmitPlusWaitAndEndAddsTheRunTime) {
   const ReplaySelection s =
       select_replay_jobs(parse_swf(kTrace, "filters.swf"), ReplayFilter{1024, 4, 0});
   ASSERT_EQ(s.jobs.size(), 5u);
-  const ReplayJob& a = s.jobs[0];
+  const TraceJob& a = s.jobs[0];
   EXPECT_EQ(a.nodes, 4u);  // 16 processors / 4
   EXPECT_EQ(a.submit_s, 0);
   EXPECT_EQ(a.start_s, 10);
   EXPECT_EQ(a.end_s, 3610);
   EXPECT_EQ(a.line, 4u);
-  const ReplayJob& b = s.jobs[1];
+  const TraceJob& b = s.jobs[1];
   EXPECT_EQ(b.nodes, 3u);  // allocation unknown: ceil(9 requested / 4)
   EXPECT_EQ(b.start_s, 60);
   EXPECT_EQ(b.end_s, 110);
-  const ReplayJob& c = s.jobs[2];
+  const TraceJob& c = s.jobs[2];
   EXPECT_EQ(c.nodes, 1u);  // ceil(2 / 4)
   EXPECT_EQ(c.start_s, 120.75);
   EXPECT_EQ(c.end_s, 151.5);
@@ -101,8 +101,8 @@ TEST(ReplayJobs, CpusPerNodeComesFromTheHeaderOnlyWhenItDividesEvenly) {
   EXPECT_FALSE(header_cpus_per_node(h));
 }
 
-ReplayJob job(double start, double end, std::size_t nodes) {
-  ReplayJob j;
+TraceJob job(double start, double end, std::size_t nodes) {
+  TraceJob j;
   j.submit_s = start;
   j.start_s = start;
   j.end_s = end;
@@ -120,7 +120,7 @@ TEST(TraceStats, PeakBusyCountsAnEndBeforeAStartAtTheSameTime) {
 
 TEST(TraceStats, SizesSpanAndUtilisationOfAHandCase) {
   // 10 nodes; node-seconds 1*100 + 4*100 + 5*200 = 1500; submits over 100 s; span 0..300.
-  std::vector<ReplayJob> jobs = {job(0, 100, 1), job(50, 150, 4), job(100, 300, 5)};
+  std::vector<TraceJob> jobs = {job(0, 100, 1), job(50, 150, 4), job(100, 300, 5)};
   jobs[2].submit_s = 100;
   const TraceStats s = trace_stats(jobs, 10);
   EXPECT_EQ(s.jobs, 3u);

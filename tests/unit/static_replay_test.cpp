@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -107,6 +110,49 @@ TEST(StaticReplay, TablesTooSmall_LeaveAThirdRingOnTheLftsWhereItCollides) {
   EXPECT_DOUBLE_EQ(tiny.max_swml, 2);
   EXPECT_EQ(tiny.jobs[2].status, "degraded");
   EXPECT_LE(tiny.peak_entries, t.subnet.fabric.switches().size());
+}
+
+// Each ring of two sends weight 1 each way over 4 links (host, leaf, spine, leaf, host): 80 load
+// seconds for job 1 over [0, 10), 120 for job 2 over [5, 20); the shared up-link carries 2 from 5
+// to 10. The controller's detour for job 2 is as long, so the total is the same.
+TEST(StaticReplay, LinkLoadSeconds_IntegrateEachLinksLoadOverTime) {
+  const SmallTree t;
+  const std::vector<ReplayJob> jobs = colliding_jobs(t);
+  for (const std::string routing : {"dmodk", "sdn-greedy"}) {
+    const ReplayResult r = replay_static(t.subnet, t.lfts, jobs, config(routing));
+    ASSERT_EQ(r.link_load_seconds.size(), t.subnet.fabric.num_links()) << routing;
+    double total = 0;
+    double most = 0;
+    for (const double v : r.link_load_seconds) {
+      total += v;
+      most = std::max(most, v);
+    }
+    EXPECT_DOUBLE_EQ(total, 200) << routing;
+    EXPECT_DOUBLE_EQ(most, routing == "dmodk" ? 25.0 : 15.0) << routing;
+    EXPECT_DOUBLE_EQ(r.span(), 20) << routing;
+  }
+}
+
+TEST(StaticReplay, Traced_ReportsEveryJobsPathsAsTheLoadCountsThem) {
+  const SmallTree t;
+  const std::vector<ReplayJob> jobs = colliding_jobs(t);
+  ReplayConfig c = config("sdn-greedy");
+  std::map<std::uint64_t, std::vector<Path>> last;
+  c.traced = [&](std::uint64_t job, std::span<const Flow> flows, std::span<const Path> paths) {
+    ASSERT_EQ(flows.size(), paths.size());
+    last[job].assign(paths.begin(), paths.end());
+  };
+  const ReplayResult r = replay_static(t.subnet, t.lfts, jobs, c);
+  ASSERT_EQ(last.size(), 2u);
+  // The controller keeps job 2's ring off every link of job 1's (max load 1).
+  std::set<LinkId> one;
+  for (const Path& p : last[1]) one.insert(p.begin(), p.end());
+  EXPECT_EQ(one.size(), 8u);
+  for (const Path& p : last[2]) {
+    EXPECT_EQ(p.size(), 4u);
+    for (const LinkId l : p) EXPECT_FALSE(one.contains(l)) << l.value();
+  }
+  EXPECT_DOUBLE_EQ(r.max_swml, 1);
 }
 
 TEST(StaticReplay, AJobEndingTakesExactlyItsLoadAway) {

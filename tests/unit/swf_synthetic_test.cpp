@@ -17,7 +17,7 @@
 namespace ibsdn {
 namespace {
 
-std::vector<ReplayJob> replay(const SwfTrace& t, const SyntheticTraceSpec& spec) {
+std::vector<TraceJob> replay(const SwfTrace& t, const SyntheticTraceSpec& spec) {
   const ReplaySelection s =
       select_replay_jobs(t, ReplayFilter{spec.system_nodes, spec.cpus_per_node, 0});
   EXPECT_EQ(s.counts.kept, t.jobs.size()) << "a generated job was filtered out";
@@ -26,9 +26,9 @@ std::vector<ReplayJob> replay(const SwfTrace& t, const SyntheticTraceSpec& spec)
 
 /// Most nodes busy at once, by its own sweep: the net change of busy nodes at each event time
 /// (ends and starts at one time net out, as a job holds its nodes over [start, end)).
-long long busiest(const std::vector<ReplayJob>& jobs) {
+long long busiest(const std::vector<TraceJob>& jobs) {
   std::map<double, long long> delta;
-  for (const ReplayJob& j : jobs) {
+  for (const TraceJob& j : jobs) {
     delta[j.start_s] += static_cast<long long>(j.nodes);
     delta[j.end_s] -= static_cast<long long>(j.nodes);
   }
@@ -175,7 +175,7 @@ TEST_P(SwfSyntheticPreset, MatchesTableOneSystemAndUtilisation) {
 TEST_P(SwfSyntheticPreset, NeverHasMoreNodesBusyThanTheSystem) {
   const SyntheticTraceSpec spec = synthetic_preset(GetParam());
   for (const std::size_t jobs : {1000, 20'000}) {
-    const std::vector<ReplayJob> r = replay(generate_synthetic_trace(spec, jobs, 17), spec);
+    const std::vector<TraceJob> r = replay(generate_synthetic_trace(spec, jobs, 17), spec);
     const long long most = busiest(r);
     EXPECT_LE(most, static_cast<long long>(spec.system_nodes)) << jobs << " jobs";
     EXPECT_EQ(peak_busy(r).nodes, static_cast<std::size_t>(most));
