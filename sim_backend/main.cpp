@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   ibsdn::add_list_command(app);
   ibsdn::add_lft_quality_command(app);
   ibsdn::add_trace_command(app);
+  ibsdn::add_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
