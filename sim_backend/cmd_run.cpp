@@ -168,14 +168,17 @@ std::vector<RunRecord> run_all(const Scenario& s, const std::vector<std::size_t>
 
 /// The plots (plots.hpp) in OUT/plots. gnuplot missing or failing is a warning: the CSV files
 /// hold the results.
-void plot(const Scenario& s, const std::vector<RunRecord>& records, const std::string& out) {
+void plot(const Scenario& s, const std::vector<RunRecord>& records, const std::string& out,
+          unsigned threads) {
   const PlotSet set = make_plots(s, records);
   for (const std::string& note : set.notes) {
     std::fprintf(stderr, "ibsdn-sim: run: %s\n", note.c_str());
   }
   PlotOutput written;
   try {
-    written = write_plots(set, out);
+    RenderOptions render;
+    render.jobs = threads;
+    written = write_plots(set, out, render);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ibsdn-sim: run: %s\n", e.what());
     throw CLI::RuntimeError(2);
@@ -235,7 +238,9 @@ void run(const RunOptions& o) {
   std::cout << "wrote";
   for (const auto& f : files) std::cout << ' ' << f.string();
   std::cout << std::endl;
-  if (!o.no_plots) plot(s, records, o.out);
+  if (!o.no_plots) {
+    plot(s, records, o.out, o.threads != 0 ? o.threads : std::thread::hardware_concurrency());
+  }
   bool ok = true;
   for (const RunRecord& r : records) {
     if (r.ok()) continue;
@@ -256,7 +261,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--out", o->out,
                   "directory for summary.csv, swml.csv, jobs.csv, links.csv, "
                   "results.json and plots/ (created if missing)");
-  cmd->add_option("-j,--jobs", o->threads, "runs at once (default: one per core)")
+  cmd->add_option("-j,--jobs", o->threads,
+                  "runs, and then gnuplot processes, at once (default: one per core)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--run", o->only, "only run N of the sweep (from 0, see --list); repeatable")
       ->allow_extra_args(false);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 #include <system_error>
+#include <thread>
 
 #include "sim_backend/subprocess.hpp"
 #include "sim_backend/text_file.hpp"
@@ -535,7 +537,8 @@ CategoryAxis lay_out(std::vector<Slot>& slots) {
                            : static_cast<int>(longest + 4 * (most_lines - 1)) * kCharPixels;
   std::string& c = axis.commands;
   c += "set xrange [-0.8:" + num(x + 0.8) + "]\n";
-  c += flat ? "set xtics (" : "set xtics rotate by 90 right (";
+  // No tic marks: a group's tic would stand between its bars.
+  c += flat ? "set xtics scale 0 (" : "set xtics scale 0 rotate by 90 right (";
   for (std::size_t i = 0; i < tics.size(); ++i) {
     c += (i ? ", " : "") + gp_quote(join(tics[i].lines, flat ? "\n" : " ")) + " " + num(tics[i].x);
   }
@@ -643,7 +646,7 @@ void add_table2(PlotSet& set, const Scenario& s, const std::vector<const RunReco
     }
   }
 
-  const int height = 900 + 2 * axis.label_pixels;
+  const int height = std::max(900, axis.width * 2 / 5) + 2 * axis.label_pixels;
   const std::string title = "Table II (seed 002): PJML, DmodK against the routing";
   const std::string caption =
       runs_caption(s, drawn, runs.size()) +
@@ -752,7 +755,9 @@ void add_link_boxes(PlotSet& set, const Scenario& s, const std::vector<const Run
   g += axis.commands;
   g += "set boxwidth 0.6 absolute\nset style fill solid 0.35 border\n";
   g += "set grid ytics\nset key below horizontal\nset border 3\nset tics nomirror\n";
-  g += render_loop("link-load", axis.width, 650 + axis.label_pixels, body);
+  // Wide charts grow taller too, or their boxes would be flat strips.
+  g +=
+      render_loop("link-load", axis.width, std::max(650, axis.width / 3) + axis.label_pixels, body);
   set.files.push_back({"link-load.dat", std::move(d)});
   set.files.push_back({"link-load.gp", std::move(g)});
   set.scripts.push_back("link-load.gp");
@@ -801,20 +806,34 @@ PlotOutput write_plots(const PlotSet& set, const std::filesystem::path& out_dir,
     return out;
   }
   out.gnuplot_found = true;
-  std::size_t failures = 0;
+  // One gnuplot per script, `jobs` at a time; results are reported in script order.
+  std::vector<std::optional<ProgramResult>> results(set.scripts.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> failures{0};
+  const auto worker = [&] {
+    for (std::size_t i = next.fetch_add(1); i < set.scripts.size(); i = next.fetch_add(1)) {
+      if (failures.load() >= options.max_failures) continue;
+      results[i] = run_program(*gnuplot, {set.scripts[i]}, out.dir, options.timeout);
+      if (!results[i]->ok()) failures.fetch_add(1);
+    }
+  };
+  const std::size_t jobs = std::clamp<std::size_t>(options.jobs, 1, set.scripts.size());
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < jobs; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+
+  std::size_t skipped = 0;
   for (std::size_t i = 0; i < set.scripts.size(); ++i) {
     const std::string& script = set.scripts[i];
-    if (failures >= options.max_failures) {
-      out.warnings.push_back("gnuplot: " + std::to_string(set.scripts.size() - i) +
-                             " more scripts not rendered after " + std::to_string(failures) +
-                             " failures");
-      break;
+    if (!results[i]) {
+      ++skipped;
+      continue;
     }
-    const ProgramResult r = run_program(*gnuplot, {script}, out.dir, options.timeout);
+    const ProgramResult& r = *results[i];
     std::string err = r.err_output;
     while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
     if (!r.ok()) {
-      ++failures;
       out.warnings.push_back("gnuplot failed on " + (out.dir / script).string() + " (" +
                              r.describe() + ")" + (err.empty() ? "" : ":\n" + err));
       continue;
@@ -827,6 +846,11 @@ PlotOutput write_plots(const PlotSet& set, const std::filesystem::path& out_dir,
       const std::filesystem::path img = out.dir / (base + ext);
       if (std::filesystem::exists(img, ec)) out.images.push_back(img);
     }
+  }
+  if (skipped > 0) {
+    out.warnings.push_back("gnuplot: " + std::to_string(skipped) +
+                           " more scripts not rendered after " + std::to_string(failures.load()) +
+                           " failures");
   }
   return out;
 }

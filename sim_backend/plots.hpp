@@ -52,6 +52,7 @@ struct RenderOptions {
   std::chrono::milliseconds timeout{60'000};  // per script
   /// After this many scripts fail, the rest are not tried (a broken gnuplot fails them all).
   std::size_t max_failures = 3;
+  std::size_t jobs = 1;  // gnuplot processes at once
 };
 
 struct PlotOutput {
@@ -65,7 +66,8 @@ struct PlotOutput {
 };
 
 /// Writes `set` into out_dir/plots (created if missing; files of earlier runs are overwritten,
-/// others left alone) and renders every script with gnuplot, one process per script. Throws
+/// others left alone) and renders every script with gnuplot, one process per script, `jobs` at
+/// a time. Throws
 /// std::runtime_error naming a file or directory that cannot be written; gnuplot's absence or
 /// failure are warnings.
 PlotOutput write_plots(const PlotSet& set, const std::filesystem::path& out_dir,

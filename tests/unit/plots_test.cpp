@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim_backend/run_report.hpp"
 #include "sim_backend/scenario_runner.hpp"
 #include "sim_backend/subprocess.hpp"
 #include "tests/unit/temp_dir.hpp"
@@ -317,16 +318,33 @@ TEST(Plots, WithoutGnuplotTheScriptsAreWrittenAndOneWarningSaysSo) {
             find(make_plots(s, records(s)), "table2.gp")->text);
 }
 
+TEST(Plots, AfterMaxFailuresTheOtherScriptsAreNotTried) {
+  PlotSet set;
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "s" + std::to_string(i) + ".gp";
+    set.files.push_back({name, "plot x\n"});
+    set.scripts.push_back(name);
+  }
+  const test::TempDir dir("ibsdn-plots");
+  RenderOptions options;
+  options.gnuplot = "/bin/false";  // fails every script, whatever it says
+  options.max_failures = 2;
+  const PlotOutput out = write_plots(set, dir.path(), options);
+  ASSERT_EQ(out.warnings.size(), 3u);
+  EXPECT_NE(
+      out.warnings[0].find("gnuplot failed on " + dir.path() + "/plots/s0.gp (exit status 1)"),
+      std::string::npos)
+      << out.warnings[0];
+  EXPECT_NE(out.warnings[2].find("3 more scripts not rendered after 2 failures"), std::string::npos)
+      << out.warnings[2];
+}
+
 bool has_gnuplot() {
   return find_program("gnuplot").has_value();
 }
 
-// Renders the plots of the real two-jobs scenario: every script gives a PNG and an SVG, gnuplot
-// says nothing, and a second rendering gives the same bytes.
-TEST(PlotsRender, TwoJobsScenarioRendersPngAndSvgAndTheSameBytesTwice) {
-  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot not installed (scripts/install-deps.sh)";
-  const Scenario s =
-      load_scenario(std::string(IBSDN_SOURCE_DIR) + "/sim_backend/scenarios/two-jobs.yaml");
+/// The shipped two-jobs scenario, run for real.
+std::vector<RunRecord> run_two_jobs(const Scenario& s) {
   std::vector<RunRecord> recs;
   for (std::size_t i = 0; i < s.run_count(); ++i) {
     RunRecord rec;
@@ -334,12 +352,56 @@ TEST(PlotsRender, TwoJobsScenarioRendersPngAndSvgAndTheSameBytesTwice) {
     rec.outcome = run_scenario(rec.run);
     recs.push_back(std::move(rec));
   }
+  return recs;
+}
+
+Scenario two_jobs() {
+  return load_scenario(std::string(IBSDN_SOURCE_DIR) + "/sim_backend/scenarios/two-jobs.yaml");
+}
+
+// docs/simulation.md, "Outputs and plots", names every column `ibsdn-sim run` writes and every
+// plot file.
+TEST(OutputsDoc, SimulationMdNamesEveryCsvColumnAndPlotFile) {
+  std::ifstream in(std::string(IBSDN_SOURCE_DIR) + "/docs/simulation.md");
+  const std::string doc{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  ASSERT_FALSE(doc.empty());
+  const Scenario s = two_jobs();
+  const std::vector<RunRecord> recs = run_two_jobs(s);
+  const test::TempDir dir("ibsdn-outputs");
+  for (const std::filesystem::path& file : write_run_files(s, recs, dir.path())) {
+    EXPECT_NE(doc.find("`" + file.filename().string() + "`"), std::string::npos) << file;
+    if (file.extension() != ".csv") continue;
+    std::istringstream text(read(file));
+    std::string banner, header;
+    std::getline(text, banner);
+    std::getline(text, header);
+    for (std::size_t at = 0; at <= header.size();) {
+      const std::size_t end = std::min(header.find(',', at), header.size());
+      const std::string column = header.substr(at, end - at);
+      EXPECT_NE(doc.find("`" + column + "`"), std::string::npos) << file << ": " << column;
+      at = end + 1;
+    }
+  }
+  for (const PlotFile& f : make_plots(s, recs).files) {
+    std::string stem = f.name.substr(0, f.name.find('.'));
+    if (const std::size_t n = stem.find("-run-"); n != std::string::npos)
+      stem.replace(n, std::string::npos, "-run-N");
+    EXPECT_NE(doc.find("`" + stem + "."), std::string::npos) << f.name;
+  }
+}
+
+// Renders the plots of the real two-jobs scenario: every script gives a PNG and an SVG, gnuplot
+// says nothing, and a second rendering gives the same bytes.
+TEST(PlotsRender, TwoJobsScenarioRendersPngAndSvgAndTheSameBytesTwice) {
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot not installed (scripts/install-deps.sh)";
+  const Scenario s = two_jobs();
+  const std::vector<RunRecord> recs = run_two_jobs(s);
   const PlotSet set = make_plots(s, recs);
   ASSERT_EQ(set.scripts.size(), 4u) << "SWML and PJML of sdn-optimal, table2, link-load";
   const test::TempDir a("ibsdn-plots"), b("ibsdn-plots");
   const PlotOutput out = write_plots(set, a.path());
-  const PlotOutput again = write_plots(set, b.path());
   EXPECT_TRUE(out.warnings.empty()) << out.warnings.at(0);
+  EXPECT_TRUE(write_plots(set, b.path()).warnings.empty());
   ASSERT_EQ(out.images.size(), 2 * set.scripts.size());
   for (const std::filesystem::path& img : out.images) {
     const std::string bytes = read(img);
