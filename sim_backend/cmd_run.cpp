@@ -169,8 +169,12 @@ std::vector<RunRecord> run_all(const Scenario& s, const std::vector<std::size_t>
 /// The plots (plots.hpp) in OUT/plots. gnuplot missing or failing is a warning: the CSV files
 /// hold the results.
 void plot(const Scenario& s, const std::vector<RunRecord>& records, const std::string& out,
-          unsigned threads) {
+          unsigned threads, bool quiet) {
   const PlotSet set = make_plots(s, records);
+  // A few hundred milliseconds per script: say why a large sweep is still busy.
+  if (!quiet && set.scripts.size() > 8) {
+    std::fprintf(stderr, "ibsdn-sim: run: rendering %zu plots with gnuplot\n", set.scripts.size());
+  }
   for (const std::string& note : set.notes) {
     std::fprintf(stderr, "ibsdn-sim: run: %s\n", note.c_str());
   }
@@ -239,7 +243,8 @@ void run(const RunOptions& o) {
   for (const auto& f : files) std::cout << ' ' << f.string();
   std::cout << std::endl;
   if (!o.no_plots) {
-    plot(s, records, o.out, o.threads != 0 ? o.threads : std::thread::hardware_concurrency());
+    plot(s, records, o.out, o.threads != 0 ? o.threads : std::thread::hardware_concurrency(),
+         o.quiet);
   }
   bool ok = true;
   for (const RunRecord& r : records) {
