@@ -74,8 +74,8 @@ class Progress {
     for (std::size_t i = 0; i < done_.size(); ++i) {
       const std::size_t t = total_[i].load(std::memory_order_relaxed);
       if (t > 0) {
-        sum += static_cast<double>(done_[i].load(std::memory_order_relaxed)) /
-               static_cast<double>(t);
+        sum +=
+            static_cast<double>(done_[i].load(std::memory_order_relaxed)) / static_cast<double>(t);
       }
     }
     return done_.empty() ? 1.0 : sum / static_cast<double>(done_.size());
@@ -216,8 +216,8 @@ void run(const RunOptions& o) {
   for (const RunRecord& r : records) {
     if (r.ok()) continue;
     ok = false;
-    std::fprintf(stderr, "ibsdn-sim: run %zu%s%s: %s\n", r.run.index, r.run.label.empty() ? "" : " ",
-                 r.run.label.c_str(), r.status().c_str());
+    std::fprintf(stderr, "ibsdn-sim: run %zu%s%s: %s\n", r.run.index,
+                 r.run.label.empty() ? "" : " ", r.run.label.c_str(), r.status().c_str());
   }
   if (!ok) throw CLI::RuntimeError(1);
 }
@@ -229,8 +229,9 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "run a scenario file (every run of its sweeps) under seed 002's static load model");
   cmd->add_option("scenario", o->scenario, "scenario YAML file (docs/simulation.md)")->required();
-  cmd->add_option("--out", o->out, "directory for summary.csv, swml.csv, jobs.csv, links.csv, "
-                                    "results.json (created if missing)");
+  cmd->add_option("--out", o->out,
+                  "directory for summary.csv, swml.csv, jobs.csv, links.csv, "
+                  "results.json (created if missing)");
   cmd->add_option("-j,--jobs", o->threads, "runs at once (default: one per core)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--run", o->only, "only run N of the sweep (from 0, see --list); repeatable")

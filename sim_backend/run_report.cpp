@@ -49,8 +49,8 @@ std::size_t jobs_with(const ReplayResult& r, std::string_view prefix) {
 }
 
 nlohmann::json links_json(const LinkStats& s) {
-  return {{"links", s.links}, {"min", s.min},       {"q1", s.q1}, {"median", s.median},
-          {"mean", s.mean},   {"q3", s.q3},         {"max", s.max}};
+  return {{"links", s.links}, {"min", s.min}, {"q1", s.q1},  {"median", s.median},
+          {"mean", s.mean},   {"q3", s.q3},   {"max", s.max}};
 }
 
 /// Doubles as format_number prints them, so that the JSON is as stable as the CSV.
@@ -134,9 +134,9 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
     if (!rec.outcome) {
       row(summary, idx, csv(r.label), r.routing, csv(r.topology.label()), r.allocation,
           csv(r.pattern.text), num(r.table_capacity), std::string(), std::string(), std::string(),
-          std::string(), std::string(), std::string(), std::string(), std::string(),
-          std::string(), std::string(), std::string(), std::string(), std::string(),
-          std::string(), std::string(), std::string(), std::string(), csv(rec.status()));
+          std::string(), std::string(), std::string(), std::string(), std::string(), std::string(),
+          std::string(), std::string(), std::string(), std::string(), std::string(), std::string(),
+          std::string(), std::string(), csv(rec.status()));
       runs.push_back(std::move(jr));
       continue;
     }
@@ -162,16 +162,19 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
           num(j.flows), num(j.entries), num(j.pjml), num(base.jobs[i].pjml), csv(j.status));
     }
     const auto link_row = [&](const std::string& routing, const LinkStats& st) {
-      row(links, idx, routing, num(st.links), num(st.min), num(st.q1), num(st.median),
-          num(st.mean), num(st.q3), num(st.max));
+      row(links, idx, routing, num(st.links), num(st.min), num(st.q1), num(st.median), num(st.mean),
+          num(st.q3), num(st.max));
     };
     link_row(r.routing, o.links);
     if (o.dmodk) link_row("dmodk", o.dmodk_links);
 
     jr["topology"] = o.topology;
-    jr["jobs"] = {{"read", o.counts.read},           {"selected", o.counts.selected},
-                  {"placed", o.counts.placed},       {"not_placed", o.counts.not_placed},
-                  {"no_traffic", o.counts.no_traffic}, {"degraded", jobs_with(o.replay, "degraded")},
+    jr["jobs"] = {{"read", o.counts.read},
+                  {"selected", o.counts.selected},
+                  {"placed", o.counts.placed},
+                  {"not_placed", o.counts.not_placed},
+                  {"no_traffic", o.counts.no_traffic},
+                  {"degraded", jobs_with(o.replay, "degraded")},
                   {"refused", jobs_with(o.replay, "refused")}};
     jr["max_swml"] = o.replay.max_swml;
     jr["dmodk_max_swml"] = base.max_swml;
@@ -232,9 +235,9 @@ void print_summary(std::ostream& out, const Scenario& s, const std::vector<RunRe
     const ScenarioRun& r = rec.run;
     const std::string label = r.label.empty() ? "-" : r.label;
     if (!rec.outcome) {
-      std::snprintf(line, sizeof line, "%-4zu %-*s %-*s %7s %9s %9s %9s %9s %8s %8s  %s\n",
-                    r.index, label_width, label.c_str(), routing_width, r.routing.c_str(), "-",
-                    "-", "-", "-", "-", "-", "-", rec.status().c_str());
+      std::snprintf(line, sizeof line, "%-4zu %-*s %-*s %7s %9s %9s %9s %9s %8s %8s  %s\n", r.index,
+                    label_width, label.c_str(), routing_width, r.routing.c_str(), "-", "-", "-",
+                    "-", "-", "-", "-", rec.status().c_str());
       out << line;
       continue;
     }

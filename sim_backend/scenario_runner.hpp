@@ -28,11 +28,11 @@ struct WorkloadJob {
 
 /// What the workload gave, and what became of it.
 struct WorkloadCounts {
-  std::size_t read = 0;         // jobs in the trace / generated / listed
-  std::size_t selected = 0;     // passed seed 002's filters (all of them for explicit jobs)
-  std::size_t placed = 0;       // got their nodes at their start time
-  std::size_t not_placed = 0;   // too few free nodes then (the trace oversubscribes the hosts)
-  std::size_t no_traffic = 0;   // placed, but their traffic could not be built (the status says)
+  std::size_t read = 0;        // jobs in the trace / generated / listed
+  std::size_t selected = 0;    // passed seed 002's filters (all of them for explicit jobs)
+  std::size_t placed = 0;      // got their nodes at their start time
+  std::size_t not_placed = 0;  // too few free nodes then (the trace oversubscribes the hosts)
+  std::size_t no_traffic = 0;  // placed, but their traffic could not be built (the status says)
 };
 
 /// A step where the routing's SWML exceeds the DmodK baseline's at the same time.
