@@ -221,6 +221,7 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   subnet.lids = sequential_lids(subnet.fabric);
   const DefaultTables tables = default_tables(subnet.fabric, subnet.lids);
   out.topology = tables.topology;
+  out.lft_routing = tables.algorithm;
 
   const std::vector<WorkloadJob> jobs = workload_jobs(run, out.counts);
   const auto nodes = allocate(run, subnet.fabric, jobs);

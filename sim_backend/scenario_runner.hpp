@@ -52,6 +52,9 @@ struct LinkStats {
 struct RunOutcome {
   ScenarioRun run;
   std::string topology;  // as recognize_topology() describes the built fabric
+  /// What the LFTs hold (default_tables()): "dmodk" on a fat-tree, "minhop" elsewhere. The
+  /// baseline (called DmodK throughout, as in seed 002) is these LFTs.
+  std::string lft_routing;
   WorkloadCounts counts;
   std::vector<std::string> job_patterns;  // per replayed job (replay.jobs order), the pattern
   ReplayResult replay;                    // the run's routing
@@ -61,7 +64,8 @@ struct RunOutcome {
   double avg_pjml = 0, max_pjml = 0, dmodk_avg_pjml = 0, dmodk_max_pjml = 0;
   /// Switch-to-switch links' mean loads, for the routing and the baseline.
   LinkStats links, dmodk_links;
-  /// Where the routing's SWML exceeds DmodK's (must be empty: the SWML check).
+  /// Where the routing's SWML exceeds the baseline's. The SWML check: must be empty when the
+  /// LFTs are DmodK (seed 002's claim on fat-trees); on other fabrics it is reported only.
   std::vector<SwmlExcess> above_dmodk;
 };
 

@@ -60,6 +60,7 @@ TEST(ScenarioRunner, TwoJobs_HandComputedSteps_AndTheBaselineIsTheDmodKRun) {
   EXPECT_TRUE(sdn.above_dmodk.empty());
   EXPECT_EQ(sdn.job_patterns, (std::vector<std::string>{"ring", "ring"}));
   EXPECT_EQ(sdn.topology, "XGFT(2;4,4;1,4)");
+  EXPECT_EQ(sdn.lft_routing, "dmodk");
 }
 
 // Two 2-host rings whose DmodK routes share leaf 0's up-link to spine 0 (hosts 4 and 8 are both
@@ -260,6 +261,21 @@ TEST(RunReport, AFailedRunIsReportedWithItsErrorAndTheOthersKept) {
   (void)write_run_files(s, records, d.path());
   EXPECT_NE(read_file(std::filesystem::path(d.path()) / "results.json").find("error: the fabric"),
             std::string::npos);
+  // Every summary row has the header's fields (the topology is quoted: blank it first).
+  std::istringstream summary(read_file(std::filesystem::path(d.path()) / "summary.csv"));
+  std::string line;
+  std::vector<std::size_t> fields;
+  while (std::getline(summary, line)) {
+    if (line.starts_with("#")) continue;
+    std::size_t n = 1;
+    bool quoted = false;
+    for (const char c : line) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted) ++n;
+    }
+    fields.push_back(n);
+  }
+  EXPECT_EQ(fields, (std::vector<std::size_t>{26, 26, 26}));
 }
 
 TEST(RunReport, NumbersPrintTheSameEverywhere) {
