@@ -76,8 +76,8 @@ class Progress {
     for (std::size_t i = 0; i < done_.size(); ++i) {
       const std::size_t t = total_[i].load(std::memory_order_relaxed);
       if (t > 0) {
-        sum += static_cast<double>(done_[i].load(std::memory_order_relaxed)) /
-               static_cast<double>(t);
+        sum +=
+            static_cast<double>(done_[i].load(std::memory_order_relaxed)) / static_cast<double>(t);
       }
     }
     return done_.empty() ? 1.0 : sum / static_cast<double>(done_.size());
@@ -250,8 +250,8 @@ void run(const RunOptions& o) {
   for (const RunRecord& r : records) {
     if (r.ok()) continue;
     ok = false;
-    std::fprintf(stderr, "ibsdn-sim: run %zu%s%s: %s\n", r.run.index, r.run.label.empty() ? "" : " ",
-                 r.run.label.c_str(), r.status().c_str());
+    std::fprintf(stderr, "ibsdn-sim: run %zu%s%s: %s\n", r.run.index,
+                 r.run.label.empty() ? "" : " ", r.run.label.c_str(), r.status().c_str());
   }
   if (!ok) throw CLI::RuntimeError(1);
 }

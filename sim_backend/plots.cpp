@@ -157,6 +157,14 @@ std::vector<const RunRecord*> shown_runs(const std::vector<RunRecord>& records) 
   return out;
 }
 
+/// What the baseline is called: DmodK on a fat-tree; elsewhere the default LFTs are min-hop
+/// (RunOutcome::lft_routing), and a plot must not call them DmodK.
+std::string baseline_name(const RunOutcome& o) {
+  if (o.lft_routing.empty() || o.lft_routing == "dmodk") return "DmodK";
+  if (o.lft_routing == "minhop") return "min-hop LFTs";
+  return o.lft_routing + " LFTs";
+}
+
 std::string jobs_text(const WorkloadCounts& c) {
   std::string t = std::to_string(c.placed) + (c.placed == 1 ? " job placed" : " jobs placed");
   if (c.placed != c.selected) t += " of " + std::to_string(c.selected);
@@ -177,7 +185,8 @@ std::string run_caption(const Scenario& s, const RunRecord& rec) {
   if (!r.label.empty()) first += " (" + r.label + ")";
   std::vector<std::string> segments = {
       o.topology, "pattern " + r.pattern.text, "allocation " + r.allocation,
-      "routing " + r.routing + (is_dmodk_run(o) ? "" : " vs DmodK on the same nodes"),
+      "routing " + r.routing +
+          (is_dmodk_run(o) ? "" : " vs " + baseline_name(o) + " on the same nodes"),
       jobs_text(o.counts)};
   std::vector<std::string> lines = pack({first}, kCaptionWidth);
   for (std::string& l : pack(segments, kCaptionWidth)) lines.push_back(std::move(l));
@@ -188,15 +197,14 @@ std::string run_caption(const Scenario& s, const RunRecord& rec) {
 /// the first of `shown` when it hit its limit.
 std::string runs_caption(const Scenario& s, const std::vector<const RunRecord*>& drawn,
                          std::size_t shown) {
-  std::vector<std::string> topo, pattern, alloc, routing;
+  std::vector<std::string> topo, pattern, alloc, routing, baselines;
   std::size_t min_jobs = SIZE_MAX, max_jobs = 0;
-  bool baseline = false;
   for (const RunRecord* rec : drawn) {
     topo.push_back(rec->outcome->topology);
     pattern.push_back(rec->run.pattern.text);
     alloc.push_back(rec->run.allocation);
     routing.push_back(rec->run.routing);
-    baseline = baseline || !is_dmodk_run(*rec->outcome);
+    if (!is_dmodk_run(*rec->outcome)) baselines.push_back(baseline_name(*rec->outcome));
     min_jobs = std::min(min_jobs, rec->outcome->counts.placed);
     max_jobs = std::max(max_jobs, rec->outcome->counts.placed);
   }
@@ -213,7 +221,9 @@ std::string runs_caption(const Scenario& s, const std::vector<const RunRecord*>&
   std::vector<std::string> lines = pack({first}, kCaptionWidth);
   for (std::string& l :
        pack({distinct(topo), "pattern " + distinct(pattern), "allocation " + distinct(alloc),
-             "routing " + distinct(routing) + (baseline ? " vs DmodK" : ""), jobs},
+             "routing " + distinct(routing) +
+                 (baselines.empty() ? "" : " vs " + distinct(baselines)),
+             jobs},
             kCaptionWidth)) {
     lines.push_back(std::move(l));
   }
@@ -291,8 +301,9 @@ void add_swml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
        (rec.run.label.empty() ? "" : " (" + one_line(rec.run.label) + ")") +
        ": the SWML from time_s until the next row's time.\n";
   d += "# Block 0: routing " + rec.run.routing +
-       (baseline ? "; block 1: its DmodK baseline (the same jobs on the same nodes, the LFTs).\n"
-                 : ".\n");
+       (baseline ? "; block 1: its baseline, " + baseline_name(o) +
+                       " (the same jobs on the same nodes, the LFTs alone).\n"
+                 : std::string(".\n"));
   const auto block = [&d](const ReplayResult& res) {
     d += "# time_s swml active_jobs\n";
     for (const SwmlStep& st : res.swml) {
@@ -314,24 +325,26 @@ void add_swml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
   // A little room on the right, so that the last step (all jobs ended) is not the border.
   const double hi = t1 > t0 ? (t1 + 0.02 * (t1 - t0)) / u.seconds : lo + 1;
   const std::string x = scaled_time(u);
-  const std::string title = baseline ? "SWML over time: " + rec.run.routing + " against DmodK"
-                                     : "SWML over time: " + rec.run.routing;
+  const std::string title =
+      baseline ? "SWML over time: " + rec.run.routing + " against " + baseline_name(o)
+               : "SWML over time: " + rec.run.routing;
   std::string body;
   body += "plot ";
   if (baseline) {
     body += gp_quote(data) + " index 1 using " + x + ":2 with steps lw 3.5 lc rgb \"" +
             std::string(kDmodkColour) + "\" title " +
-            gp_quote("DmodK (max " + fixed(o.dmodk->max_swml, 3) + ")") + ", \\\n     ";
+            gp_quote(baseline_name(o) + " (max " + fixed(o.dmodk->max_swml, 3) + ")") +
+            ", \\\n     ";
   }
   body += gp_quote(data) + " index 0 using " + x + ":2 with steps lw 1.5 lc rgb \"" +
           std::string(baseline ? kRoutingColour : kDmodkColour) + "\" title " +
           gp_quote(rec.run.routing + " (max " + fixed(r.max_swml, 3) + ")") + "\n";
 
-  std::string g =
-      script_head(s, base, title + ", run " + idx,
-                  {"Data: " + data + " (block 0 the routing" +
-                   std::string(baseline ? ", block 1 DmodK" : "") + "; time in seconds" +
-                   (u.seconds == 1 ? std::string() : ", drawn in " + std::string(u.name)) + ")."});
+  std::string g = script_head(
+      s, base, title + ", run " + idx,
+      {"Data: " + data + " (block 0 the routing" +
+       (baseline ? ", block 1 " + baseline_name(o) : std::string()) + "; time in seconds" +
+       (u.seconds == 1 ? std::string() : ", drawn in " + std::string(u.name)) + ")."});
   g += "set title " + gp_quote(title + "\n" + run_caption(s, rec)) + "\n";
   g += "set xlabel " + gp_quote("time in the trace (" + std::string(u.name) + ")") + "\n";
   g += "set ylabel " + gp_quote("SWML: the largest link load (1 = link bandwidth)") + "\n";
@@ -383,17 +396,18 @@ void add_pjml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
        (rec.run.label.empty() ? "" : " (" + one_line(rec.run.label) + ")") + ", " +
        std::to_string(o.replay.jobs.size()) + " jobs (1-node jobs have PJML 0).\n";
   d += "# Block 0: routing " + rec.run.routing +
-       (baseline ? "; block 1: its DmodK baseline.\n" : ".\n");
+       (baseline ? "; block 1: its baseline, " + baseline_name(o) + ".\n" : std::string(".\n"));
   d += cdf_block(pjmls(o.replay), x_end);
   if (baseline) d += "\n\n" + cdf_block(pjmls(*o.dmodk), x_end);
 
-  const std::string title = baseline ? "PJML distribution: " + rec.run.routing + " against DmodK"
-                                     : "PJML distribution: " + rec.run.routing;
+  const std::string title =
+      baseline ? "PJML distribution: " + rec.run.routing + " against " + baseline_name(o)
+               : "PJML distribution: " + rec.run.routing;
   std::string body = "plot ";
   if (baseline) {
     body += gp_quote(data) + " index 1 using 1:2 with steps lw 3.5 lc rgb \"" +
             std::string(kDmodkColour) + "\" title " +
-            gp_quote("DmodK (average " + fixed(o.dmodk_avg_pjml, 3) + ", max " +
+            gp_quote(baseline_name(o) + " (average " + fixed(o.dmodk_avg_pjml, 3) + ", max " +
                      fixed(o.dmodk_max_pjml, 3) + ")") +
             ", \\\n     ";
   }
@@ -403,10 +417,10 @@ void add_pjml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
                    fixed(o.max_pjml, 3) + ")") +
           "\n";
 
-  std::string g = script_head(
-      s, base, title + ", run " + idx,
-      {"Data: " + data + " (block 0 the routing" + std::string(baseline ? ", block 1 DmodK" : "") +
-       "; each row: a PJML and the share of jobs at or below it)."});
+  std::string g = script_head(s, base, title + ", run " + idx,
+                              {"Data: " + data + " (block 0 the routing" +
+                               (baseline ? ", block 1 " + baseline_name(o) : std::string()) +
+                               "; each row: a PJML and the share of jobs at or below it)."});
   g += "set title " + gp_quote(title + "\n" + run_caption(s, rec)) + "\n";
   g += "set xlabel " +
        gp_quote("PJML: the largest load on a link the job's flows cross (1 = link bandwidth)") +
@@ -437,8 +451,18 @@ struct Slot {
   double x = 0;
 };
 
-std::string routing_title(const std::string& routing) {
-  return routing == "dmodk" ? "DmodK" : routing;
+/// A slot's name on a chart: its routing, or for the baselines what they are over the drawn
+/// runs ("DmodK", "min-hop LFTs", or both).
+std::string slot_title(const std::string& routing, const std::string& baseline) {
+  return routing == "dmodk" ? baseline : routing;
+}
+
+std::string baseline_title(const std::vector<Slot>& slots) {
+  std::vector<std::string> names;
+  for (const Slot& sl : slots) {
+    if (sl.routing == "dmodk") names.push_back(baseline_name(*sl.rec->outcome));
+  }
+  return distinct(names);
 }
 
 /// The slots of `runs`: each run's routing, and its DmodK baseline unless its group already shows
@@ -491,7 +515,7 @@ struct CategoryAxis {
   std::string commands;  // xrange, xtics, bmargin, rmargin
 };
 
-CategoryAxis lay_out(std::vector<Slot>& slots) {
+CategoryAxis lay_out(std::vector<Slot>& slots, const std::string& baseline) {
   constexpr int kLinePixels = 17;
   double x = 0;
   for (std::size_t i = 0; i < slots.size(); ++i) {
@@ -507,7 +531,7 @@ CategoryAxis lay_out(std::vector<Slot>& slots) {
   std::vector<Tic> tics;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (per_slot) {
-      tics.push_back({slots[i].x, {routing_title(slots[i].routing)}});
+      tics.push_back({slots[i].x, {slot_title(slots[i].routing, baseline)}});
     } else if (i == 0 || slots[i].group != slots[i - 1].group) {
       std::size_t last = i;
       while (last + 1 < slots.size() && slots[last + 1].group == slots[i].group) ++last;
@@ -553,15 +577,16 @@ void add_table2(PlotSet& set, const Scenario& s, const std::vector<const RunReco
                 const std::vector<RunRecord>& records, const PlotLimits& limits) {
   // table2.md: every shown run, and what was left out.
   std::ostringstream md;
-  md << "# Table II: average and maximum PJML, DmodK against the routing\n\n"
+  md << "# Table II: average and maximum PJML, the routing against its baseline\n\n"
      << "Scenario `" << s.name() << "`, hash `" << s.hash_text() << "`, " << runs.size() << " of "
      << s.run_count() << (s.run_count() == 1 ? " run" : " runs")
      << ". PJML: per job, the largest load on a link its flows cross while it runs (1 = link "
-        "bandwidth); 1-node jobs count 0 in the average. DmodK: the same jobs on the same nodes "
-        "over the LFTs. delta = (DmodK - routing) / routing x 100 (seed 002).\n\n"
-     << "| run | swept values | routing | topology | pattern | allocation | jobs | DmodK avg | "
-        "avg | delta avg | DmodK max | max | delta max | status |\n"
-     << "|---:|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+        "bandwidth); 1-node jobs count 0 in the average. Baseline: the same jobs on the same "
+        "nodes over the fabric's LFTs alone, DmodK on a fat-tree, min-hop elsewhere. delta = "
+        "(baseline - routing) / routing x 100 (seed 002's, with DmodK).\n\n"
+     << "| run | swept values | routing | baseline | topology | pattern | allocation | jobs | "
+        "baseline avg | avg | delta avg | baseline max | max | delta max | status |\n"
+     << "|---:|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   const auto cell = [](std::string_view text) {
     std::string out;
     for (const char c : one_line(text)) {
@@ -573,10 +598,10 @@ void add_table2(PlotSet& set, const Scenario& s, const std::vector<const RunReco
   for (const RunRecord* rec : runs) {
     const RunOutcome& o = *rec->outcome;
     md << "| " << rec->run.index << " | " << cell(rec->run.label) << " | " << cell(rec->run.routing)
-       << " | " << cell(o.topology) << " | " << cell(rec->run.pattern.text) << " | "
-       << cell(rec->run.allocation) << " | " << o.counts.placed << " | "
-       << fixed(o.dmodk_avg_pjml, 3) << " | " << fixed(o.avg_pjml, 3) << " | "
-       << delta_text(delta_percent(o.dmodk_avg_pjml, o.avg_pjml)) << " | "
+       << " | " << cell(baseline_name(o)) << " | " << cell(o.topology) << " | "
+       << cell(rec->run.pattern.text) << " | " << cell(rec->run.allocation) << " | "
+       << o.counts.placed << " | " << fixed(o.dmodk_avg_pjml, 3) << " | " << fixed(o.avg_pjml, 3)
+       << " | " << delta_text(delta_percent(o.dmodk_avg_pjml, o.avg_pjml)) << " | "
        << fixed(o.dmodk_max_pjml, 3) << " | " << fixed(o.max_pjml, 3) << " | "
        << delta_text(delta_percent(o.dmodk_max_pjml, o.max_pjml)) << " | " << cell(rec->status())
        << " |\n";
@@ -615,7 +640,8 @@ void add_table2(PlotSet& set, const Scenario& s, const std::vector<const RunReco
                         " of " + std::to_string(slots.size()) + " bars; table2.md lists every run");
     slots.resize(limits.chart_entries);
   }
-  const CategoryAxis axis = lay_out(slots);
+  const std::string baseline = baseline_title(slots);
+  const CategoryAxis axis = lay_out(slots, baseline);
   const std::vector<std::string> routings = slot_routings(slots);
   std::vector<const RunRecord*> drawn;
   for (const Slot& sl : slots) {
@@ -647,10 +673,10 @@ void add_table2(PlotSet& set, const Scenario& s, const std::vector<const RunReco
   }
 
   const int height = std::max(900, axis.width * 2 / 5) + 2 * axis.label_pixels;
-  const std::string title = "Table II (seed 002): PJML, DmodK against the routing";
+  const std::string title = "Table II (seed 002): PJML, " + baseline + " against the routing";
   const std::string caption =
       runs_caption(s, drawn, runs.size()) +
-      "\nover each bar: delta = (DmodK - routing) / routing; 1-node jobs count 0 in the average";
+      "\nover each bar: delta = (baseline - routing) / routing; 1-node jobs count 0 in the average";
   const auto panel = [&](const std::string& what, int col, int text_col, double top) {
     std::string p = "set title " + gp_quote(what + " PJML over a run's jobs") + "\n";
     p += "set ylabel " + gp_quote(what + " PJML (1 = link bandwidth)") + "\n";
@@ -660,7 +686,7 @@ void add_table2(PlotSet& set, const Scenario& s, const std::vector<const RunReco
       const std::string idx = std::to_string(k);
       p += std::string(k ? ", \\\n     " : "") + "\"table2.dat\" index " + idx +
            " using 1:" + std::to_string(col) + " with boxes lc rgb \"" +
-           routing_colour(routings, k) + "\" title " + gp_quote(routing_title(routings[k]));
+           routing_colour(routings, k) + "\" title " + gp_quote(slot_title(routings[k], baseline));
       if (routings[k] != "dmodk") {
         p += ", \\\n     \"\" index " + idx + " using 1:" + std::to_string(col) + ":" +
              std::to_string(text_col) + " with labels font \",9\" offset 0,0.7 notitle";
@@ -701,7 +727,8 @@ void add_link_boxes(PlotSet& set, const Scenario& s, const std::vector<const Run
                         " of " + std::to_string(slots.size()) + " boxes; links.csv lists them all");
     slots.resize(limits.chart_entries);
   }
-  const CategoryAxis axis = lay_out(slots);
+  const std::string baseline = baseline_title(slots);
+  const CategoryAxis axis = lay_out(slots, baseline);
   const std::vector<std::string> routings = slot_routings(slots);
   std::vector<const RunRecord*> drawn;
   for (const Slot& sl : slots) {
@@ -733,7 +760,7 @@ void add_link_boxes(PlotSet& set, const Scenario& s, const std::vector<const Run
   for (std::size_t k = 0; k < routings.size(); ++k) {
     body += std::string(k ? ", \\\n     " : "") + "\"link-load.dat\" index " + std::to_string(k) +
             " using 1:3:2:7:6 with candlesticks whiskerbars 0.6 lw 1.5 lc rgb \"" +
-            routing_colour(routings, k) + "\" title " + gp_quote(routing_title(routings[k]));
+            routing_colour(routings, k) + "\" title " + gp_quote(slot_title(routings[k], baseline));
   }
   for (std::size_t k = 0; k < routings.size(); ++k) {
     const std::string idx = std::to_string(k);

@@ -226,6 +226,19 @@ TEST(Plots, PerRunCaptionSaysWhatRan) {
   }
 }
 
+TEST(Plots, AMinHopBaselineIsNotCalledDmodK) {
+  const Scenario s = scenario();
+  std::vector<RunRecord> recs = records(s);
+  for (RunRecord& rec : recs) rec.outcome->lft_routing = "minhop";
+  const PlotSet set = make_plots(s, recs);
+  const std::string& swml = find(set, "swml-run-1.gp")->text;
+  EXPECT_NE(swml.find("SWML over time: sdn-optimal against min-hop LFTs"), std::string::npos);
+  EXPECT_NE(swml.find("title \"min-hop LFTs (max 2.000)\""), std::string::npos) << swml;
+  EXPECT_EQ(swml.find("DmodK"), std::string::npos) << swml;
+  EXPECT_NE(find(set, "table2.gp")->text.find("title \"min-hop LFTs\""), std::string::npos);
+  EXPECT_NE(find(set, "table2.md")->text.find("| sdn-optimal | min-hop LFTs |"), std::string::npos);
+}
+
 TEST(Plots, QuotesAndBackslashesInALabelAreEscapedForGnuplot) {
   const Scenario s = scenario();
   std::vector<RunRecord> recs = records(s);
@@ -240,9 +253,11 @@ TEST(Plots, Table2HasTheDeltasOfSeed002) {
   const PlotSet set = make_plots(s, records(s));
   const std::string& md = find(set, "table2.md")->text;
   // (1.75 - 1) / 1 = +75 %, (2 - 1) / 1 = +100 %.
-  EXPECT_NE(md.find("| 1 | routing=sdn-optimal | sdn-optimal | XGFT(2;4,4;1,4) | ring | linear | 2 "
-                    "| 1.750 | 1.000 | +75.0% | 2.000 | 1.000 | +100.0% | ok |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find(
+          "| 1 | routing=sdn-optimal | sdn-optimal | DmodK | XGFT(2;4,4;1,4) | ring | linear | 2 "
+          "| 1.750 | 1.000 | +75.0% | 2.000 | 1.000 | +100.0% | ok |"),
+      std::string::npos)
       << md;
   EXPECT_NE(md.find("Not listed: 1 DmodK run"), std::string::npos) << md;
   EXPECT_NE(md.find(s.hash_text()), std::string::npos);
