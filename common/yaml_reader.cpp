@@ -169,6 +169,14 @@ double YamlReader::number(const YAML::Node& n, std::string_view key) const {
   return v;
 }
 
+bool YamlReader::boolean(const YAML::Node& n, std::string_view key) const {
+  const std::string text = string(n, key);
+  if (n.Tag() == "?" && (text == "true" || text == "false")) return text == "true";
+  fail(n, std::string(key) + ": expected true or false, got " +
+              (n.Tag() == "?" ? quote_for_message(text)
+                              : "the quoted string " + quote_for_message(text)));
+}
+
 std::string YamlReader::absolute_path(const YAML::Node& n, std::string_view key) const {
   std::string p = string(n, key);
   if (p.empty() || p.front() != '/') {

@@ -53,6 +53,8 @@ class YamlReader {
                                       std::uint64_t max) const;
   /// A plain (unquoted) finite decimal number ("100", "12.5", "1e3").
   [[nodiscard]] double number(const YAML::Node& n, std::string_view key) const;
+  /// A plain (unquoted) `true` or `false`.
+  [[nodiscard]] bool boolean(const YAML::Node& n, std::string_view key) const;
   [[nodiscard]] std::string absolute_path(const YAML::Node& n, std::string_view key) const;
 
   /// Calls on_key(name, value node) for every entry of a map, after checking that `map` is a map,

@@ -31,13 +31,13 @@ namespace ibsdn {
 namespace {
 
 // Bumped when the meaning of a scenario changes, so that old hashes no longer match.
-constexpr std::string_view kFormat = "ibsdn-scenario/1";
+constexpr std::string_view kFormat = "ibsdn-scenario/2";  // 2: load_guard
 constexpr std::size_t kMaxNameLength = 64;
 
-constexpr std::array<std::string_view, 14> kTopKeys = {
-    "name",           "seed",      "topology",   "link_bandwidth", "gpus_per_node",
-    "ranks_per_node", "placement", "allocation", "routing",        "table_capacity",
-    "flow_level",     "model",     "pattern",    "workload"};
+constexpr std::array<std::string_view, 15> kTopKeys = {
+    "name",           "seed",       "topology",   "link_bandwidth", "gpus_per_node",
+    "ranks_per_node", "placement",  "allocation", "routing",        "table_capacity",
+    "flow_level",     "load_guard", "model",      "pattern",        "workload"};
 constexpr std::array<std::string_view, 3> kRequiredKeys = {"name", "topology", "routing"};
 constexpr std::array<std::string_view, 5> kTopologyKeys = {"xgft", "dragonfly", "megafly",
                                                            "netlist", "hosts"};
@@ -152,6 +152,8 @@ class Parser {
       read(v, key, d_.table_capacity, integer<std::size_t>(1, kMaxTableCapacity));
     } else if (key == "flow_level") {
       read(v, key, d_.flow_level, flow_level());
+    } else if (key == "load_guard") {
+      read(v, key, d_.load_guard, boolean());
     } else if (key == "model") {
       read(v, key, d_.model, model());
     } else if (key == "pattern") {
@@ -293,6 +295,13 @@ class Parser {
                        " is not one of dlid, slid-dlid, slid-dlid-sl, slid-dlid-sl-qp");
       }
       return std::pair<FlowDefinitionLevel, std::string>{*level, std::string(to_string(*level))};
+    };
+  }
+
+  ReadOne<std::uint8_t> boolean() const {
+    return [this](const YAML::Node& n, const std::string& key) {
+      const bool b = r_.boolean(n, key);
+      return std::pair<std::uint8_t, std::string>{b ? 1 : 0, b ? "true" : "false"};
     };
   }
 
@@ -610,6 +619,7 @@ class Parser {
     set_default(d_.table_capacity, "table_capacity", std::size_t{4096}, "4096");
     set_default(d_.flow_level, "flow_level", FlowDefinitionLevel::kSlidDlid,
                 std::string(to_string(FlowDefinitionLevel::kSlidDlid)));
+    set_default(d_.load_guard, "load_guard", std::uint8_t{1}, "true");
     set_default(d_.model, "model", SimulationModel::kStatic, "static");
     if (!d_.hosts.given()) canonical_["topology.hosts"] = "all";
   }

@@ -121,6 +121,8 @@ struct ScenarioRun {
   std::string routing;                // routing/algorithms.def
   std::size_t table_capacity = 4096;
   FlowDefinitionLevel flow_level = FlowDefinitionLevel::kSlidDlid;
+  /// The controller's load_guard (docs/routing.md, "The load guard").
+  bool load_guard = true;
   SimulationModel model = SimulationModel::kStatic;
   ScenarioPattern pattern;  // the jobs' pattern (an explicit job may name its own)
   ScenarioWorkload workload;

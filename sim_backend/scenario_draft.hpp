@@ -76,6 +76,7 @@ struct Scenario::Draft {
   Field<std::string> routing;
   Field<std::size_t> table_capacity;
   Field<FlowDefinitionLevel> flow_level;
+  Field<std::uint8_t> load_guard;  // 0 or 1: std::vector<bool> has no element references
   Field<SimulationModel> model;
   Field<ScenarioPattern> pattern;
 

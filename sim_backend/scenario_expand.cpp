@@ -159,6 +159,7 @@ ScenarioRun build_run(const Scenario::Draft& d, std::size_t index) {
   run.routing = d.routing.value(c);
   run.table_capacity = d.table_capacity.value(c);
   run.flow_level = d.flow_level.value(c);
+  run.load_guard = d.load_guard.value(c) != 0;
   run.model = d.model.value(c);
   run.pattern = d.pattern.value(c);
   run.workload = build_workload(d, c, err, run.topology.hosts);

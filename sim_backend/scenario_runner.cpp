@@ -250,6 +250,7 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   cfg.routing = run.routing;
   cfg.table_capacity = static_cast<std::uint32_t>(run.table_capacity);
   cfg.flow_level = run.flow_level;
+  cfg.load_guard = run.load_guard;
   cfg.ranks_per_node = run.ranks_per_node;
   cfg.mapping = run.placement;
   if (hooks.progress)

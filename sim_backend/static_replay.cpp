@@ -90,6 +90,7 @@ class Replay {
       cfg.switch_key = kSwitchKey;
       cfg.table_capacity = config.table_capacity;
       cfg.flow_definition_level = config.flow_level;
+      cfg.load_guard = config.load_guard;
       cfg.job_start_timeout_ms = kMaxJobStartTimeoutMs;
       cfg.audit_interval_ms = 0;
       controller_ = std::make_unique<JobController>(cfg, std::nullopt, nullptr, *board_,
@@ -163,6 +164,14 @@ class Replay {
   [[nodiscard]] std::size_t active() const { return active_.size(); }
   [[nodiscard]] std::uint64_t mads() const { return board_ ? board_->sent() : 0; }
   [[nodiscard]] std::size_t entries() const { return board_ ? board_->entries() : 0; }
+  /// One of the controller's counters (0 without a controller).
+  [[nodiscard]] std::uint64_t counter(std::string_view name) const {
+    if (!controller_) return 0;
+    for (const auto& [k, v] : controller_->view()->counters) {
+      if (k == name) return v;
+    }
+    return 0;
+  }
 
  private:
   void trace_job(std::uint64_t id, Active& a) {
@@ -285,6 +294,9 @@ ReplayResult replay_static(const plugin::Subnet& subnet, const LftSet& lfts,
     result.peak_entries = std::max(result.peak_entries, replay.entries());
   }
   result.mads = replay.mads();
+  result.guard_reroutes = replay.counter("guard_reroutes");
+  result.guard_fallbacks = replay.counter("guard_fallbacks");
+  result.guard_restores = replay.counter("guard_restores");
   return result;
 }
 

@@ -41,6 +41,8 @@ struct ReplayConfig {
   std::uint32_t table_capacity = 4096;
   /// What a flow entry matches (the controller's flow_definition_level).
   FlowDefinitionLevel flow_level = FlowDefinitionLevel::kSlidDlid;
+  /// The controller's load_guard: its SWML at most the LFTs' for the same jobs at every step.
+  bool load_guard = true;
   std::optional<std::uint32_t> ranks_per_node;  // default: the nodes' GPU count, or 1
   Mapping mapping = Mapping::kBlock;
   /// Called after each event with how many are done and how many there are.
@@ -77,6 +79,11 @@ struct ReplayResult {
   double max_swml = 0;
   std::uint64_t mads = 0;        // MADs the controller sent
   std::size_t peak_entries = 0;  // the most entries the switches held at once
+  /// What the controller's load guard did (plugin/controller/job_guard.cpp): jobs re-routed,
+  /// moved to the default routes, and given their own routes again.
+  std::uint64_t guard_reroutes = 0;
+  std::uint64_t guard_fallbacks = 0;
+  std::uint64_t guard_restores = 0;
   /// Per directed link (LinkId order): its load integrated over time, in load x seconds, from
   /// the first event to the last. Divided by span(), the link's mean load over the replay.
   std::vector<double> link_load_seconds;

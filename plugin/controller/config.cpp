@@ -22,7 +22,7 @@ namespace ibsdn {
 namespace {
 
 // The keys parse_config() accepts, per map; config_keys() lists them for the documentation's tests.
-constexpr std::array<std::string_view, 16> kKeys = {"notice_socket",
+constexpr std::array<std::string_view, 17> kKeys = {"notice_socket",
                                                     "socket_group",
                                                     "state_dir",
                                                     "switch_key",
@@ -33,6 +33,7 @@ constexpr std::array<std::string_view, 16> kKeys = {"notice_socket",
                                                     "mad",
                                                     "limits",
                                                     "job_start_timeout_ms",
+                                                    "load_guard",
                                                     "audit_interval_ms",
                                                     "slurm_user",
                                                     "notice",
@@ -250,6 +251,8 @@ Config parse_config(std::string_view text, std::string_view source_name) {
           } else if (key == "job_start_timeout_ms") {
             c.job_start_timeout_ms =
                 static_cast<std::uint32_t>(r.integer(v, key, 1, kMaxJobStartTimeoutMs));
+          } else if (key == "load_guard") {
+            c.load_guard = r.boolean(v, key);
           } else if (key == "audit_interval_ms") {
             c.audit_interval_ms =
                 static_cast<std::uint32_t>(r.integer(v, key, 0, kMaxAuditIntervalMs));

@@ -117,6 +117,10 @@ struct Config {
   /// How long a job_start may take (routing + installation) before the controller answers with
   /// an error and Slurm's prolog fails. 1..600000.
   std::uint32_t job_start_timeout_ms = 5000;
+  /// Keep the busiest link's load (seed 002's SWML) at most what the default routes (the LFTs)
+  /// would give the same running jobs: when a change raises it above, jobs are re-routed or moved
+  /// to the default routes (docs/routing.md, "The load guard").
+  bool load_guard = true;
   /// How often the controller checks that every switch still holds the entries it intends (a
   /// TableInfo per switch; a full FlowStats audit and repair of a switch whose count differs, e.g.
   /// an agent that restarted empty). 0 turns the periodic check off (SUBNET UP still audits).

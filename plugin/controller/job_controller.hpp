@@ -107,6 +107,7 @@ class JobController {
     kShared,     // an earlier job carries the same host pair: it follows that job's path
     kFlowLimit,  // beyond max_flows_per_job / max_flows_total: default route
     kNoEntry,    // no room in a table, another job's entry, or a failed switch
+    kGuard,      // the load guard keeps the job on the default routes (job_guard.cpp)
   };
   struct Job {
     JobStartRequest request;  // phases and elephants grow with phase / hint notices
@@ -127,6 +128,12 @@ class JobController {
     /// Taken over from the switches without its request (job_takeover.cpp): it keeps the entries
     /// found, carries no load and is never re-routed; only job_end applies.
     bool adopted = false;
+    /// The load guard moved it to the default routes (job_guard.cpp): no entries until its own
+    /// routes fit under the default routes' load again.
+    bool guarded = false;
+    /// Per flow, its path through the LFTs alone (empty: the LFTs do not deliver it); computed
+    /// when needed, cleared when the fabric changes.
+    std::vector<Path> lft;
     JobReady ready;
     std::size_t rank_flows = 0;
     /// Bumped by every change queries can see, so that publish() reuses unchanged job views.
@@ -151,6 +158,7 @@ class JobController {
     std::map<Guid, std::vector<FlowEntry>> entries;
     JobReady ready;
     std::size_t rank_flows = 0;
+    std::vector<Path> lft;  // per flow, through the LFTs alone (Job::lft)
   };
 
   // Notices.
@@ -198,6 +206,27 @@ class JobController {
           std::nullopt) const;
   std::vector<FlowEntry> intended(Guid sw) const;
   Deadline deadline_from(std::chrono::steady_clock::time_point start) const;
+
+  // The load guard (job_guard.cpp).
+  /// The fabric's load against the default routes' for the same routed jobs (seed 002 weights).
+  struct LoadGap {
+    double sdn_max = 0;         // the SWML as the switches carry the jobs
+    double lft_max = 0;         // the SWML were every job on the LFTs
+    double excess = 0;          // sum over links of what exceeds lft_max
+    std::vector<LinkId> above;  // the links above lft_max, the busiest first
+  };
+  LoadGap load_gap();
+  /// The excess over `lft_max` were job `id` on `paths` instead of its current ones.
+  double excess_with(JobId id, const std::vector<Flow>& flows, const std::vector<Path>& paths,
+                     double lft_max) const;
+  /// Fills j.lft when the flows changed or the fabric did.
+  void ensure_lft_paths(Job& j) const;
+  /// Brings the SWML back under the default routes' when a change raised it above (see the file's
+  /// comment); `occasion` names the change in the log.
+  void guard_load(const std::string& occasion);
+  /// Routes guarded jobs again (a few per call, in turn) where that keeps the SWML under the
+  /// default routes'.
+  void restore_guarded();
 
   // Fail-over (job_takeover.cpp).
   /// Throws NoticeFailure unless this controller may act on the switches now.
@@ -267,6 +296,8 @@ class JobController {
     std::string ports;  // the switch's cabling at the last SUBNET UP, to notice a change
   };
   std::map<Guid, SwitchHealth> health_;
+  /// restore_guarded() goes on after this job next time, so that every guarded job gets its turn.
+  std::optional<OrderKey> restore_after_;
   /// The switches worth a MAD now: all but the not-SDN-capable ones whose back-off runs.
   std::vector<Switch> due_switches() const;
   /// Records that `sw` answered (true) or not; logs only on a change of state.

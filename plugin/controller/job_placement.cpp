@@ -98,6 +98,9 @@ json JobController::ready_answer(const Job& j) const {
       case OffPath::kNoEntry:
         why = "no_entry";
         break;
+      case OffPath::kGuard:
+        why = "load_guard";
+        break;
     }
     ++counts[why];
     if (list.size() >= kListed) continue;
@@ -152,6 +155,7 @@ json JobController::job_start(const JobStartRequest& r) {
   place(r.job, j, deadline_from(started));
   ++counters_["jobs_started"];
   auto [it, fresh] = jobs_.emplace(r.job, std::move(j));
+  guard_load("after " + job_text(r.job) + " started");
   const JobReady& ready = it->second.ready;
   log(LogLevel::kInfo, job_text(r.job) + " (" + r.user + ", " + std::to_string(r.nodes.size()) +
                            " nodes, " + traffic_text(r.traffic) + ", " + it->second.algorithm +
@@ -175,6 +179,9 @@ json JobController::job_end(const JobEndRequest& r) {
   ++counters_["jobs_ended"];
   // Later jobs that shared its host pairs or relied on its entries take other paths now.
   reconcile(key, false);
+  // Its load is gone: jobs the guard kept on the default routes may fit again.
+  restore_guarded();
+  guard_load("after " + job_text(r.job) + " ended");
   json out = ok_response();
   out["job"] = r.job.value();
   out["entries_removed"] = entries;
@@ -229,6 +236,7 @@ json JobController::phase(const PhaseRequest& r) {
   j = std::move(next);
   ++counters_["phase_changes"];
   reconcile(order_of(r.job, j), false);
+  guard_load("after " + job_text(r.job) + "'s phase change");
   return ready_answer(j);
 }
 
@@ -241,6 +249,7 @@ json JobController::hint(const HintRequest& r) {
   j = std::move(next);
   ++counters_["hints"];
   reconcile(order_of(r.job, j), false);
+  guard_load("after " + job_text(r.job) + "'s hint");
   return ready_answer(j);
 }
 
@@ -296,6 +305,21 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   const std::uint64_t total_room = config_.limits.max_flows_total > others_flows
                                        ? config_.limits.max_flows_total - others_flows
                                        : 0;
+  if (j.guarded && !no_entries) {
+    // The load guard keeps the whole job on the default routes (job_guard.cpp).
+    for (const std::size_t i : free_flows) {
+      pinned[i] = true;
+      p.off_path[i] = OffPath::kGuard;
+    }
+    if (!free_flows.empty()) {
+      p.ready.warnings.push_back(
+          std::to_string(free_flows.size()) +
+          " flow(s) keep their default routes (load_guard): routed on top of the running jobs, "
+          "they raised the fabric's busiest link above what the default routes give the same "
+          "jobs");
+    }
+    free_flows.clear();
+  }
   const std::uint64_t room =
       no_entries ? 0 : std::min(config_.limits.max_flows_per_job, total_room);
   if (free_flows.size() > room) {
@@ -411,8 +435,9 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
       p.off_path[i] = OffPath::kNoEntry;
       ++not_installed;
     }
-    const Trace plain = trace(f, lfts, p.flows[i].src, p.flows[i].dst);
+    Trace plain = trace(f, lfts, p.flows[i].src, p.flows[i].dst);
     if (plain.ok() && plain.path == compiled.effective[i]) ++on_lft;
+    p.lft.push_back(plain.ok() ? std::move(plain.path) : Path{});
   }
   p.effective = std::move(compiled.effective);
   p.ready.compile_ms = ms_since(compile_start);
@@ -443,7 +468,9 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
                                "another job's entry, or a failed switch");
   }
   p.ready.degraded = !excluded.empty() || no_entries || not_installed > 0 ||
-                     std::count(p.off_path.begin(), p.off_path.end(), OffPath::kFlowLimit) > 0;
+                     std::any_of(p.off_path.begin(), p.off_path.end(), [](OffPath o) {
+                       return o == OffPath::kFlowLimit || o == OffPath::kGuard;
+                     });
   return p;
 }
 
@@ -578,6 +605,7 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
   j.shared_with = std::move(p.shared_with);
   j.entries = std::move(p.entries);
   j.rank_flows = p.rank_flows;
+  j.lft = std::move(p.lft);
   j.routed = true;
   j.ready = std::move(p.ready);
   ++j.version;

@@ -36,6 +36,7 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
                                          config_.limits.max_rank_flows);
         j.flows = std::move(t.flows);
         j.rank_flows = t.rank_flows;
+        j.lft.clear();
       }
     } catch (const std::exception& e) {
       if (j.routed && net_->job(id)) net_->remove_job(id);
@@ -128,6 +129,7 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
   for (auto& [id, j] : jobs_) {
     j.nodes.clear();
     j.flows.clear();
+    j.lft.clear();
     j.routed = false;
   }
   note_cabling();
@@ -139,6 +141,7 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
     takeover_ = false;
   }
   reconcile(std::nullopt, first || took_over);
+  guard_load("on the new fabric");
   const AuditOutcome a = audit_switches(due_switches(), true);
   std::size_t unreachable = 0;
   for (const AuditFinding& fd : a.findings) unreachable += fd.kind == "unreachable";

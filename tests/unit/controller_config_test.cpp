@@ -24,6 +24,7 @@ flow_definition_level: slid-dlid-sl
 algorithms: {fat_tree: sdn-greedy, dragonfly: df-valiant, other: dmodk}
 mad: {timeout_ms: 250, retries: 5, window: 16}
 job_start_timeout_ms: 7000
+load_guard: false
 slurm_user: slurm
 notice: {max_connections: 32, max_connections_per_uid: 4, reserved_for_scheduler: 6,
          idle_timeout_ms: 5000, scheduler_idle_timeout_ms: 30000}
@@ -48,6 +49,7 @@ TEST(ControllerConfig, ParsesEveryKey) {
   EXPECT_EQ(c.mad.retries, 5u);
   EXPECT_EQ(c.mad.window, 16u);
   EXPECT_EQ(c.job_start_timeout_ms, 7000u);
+  EXPECT_FALSE(c.load_guard);
   EXPECT_EQ(c.slurm_user, "slurm");
   EXPECT_EQ(c.notice.max_connections, 32u);
   EXPECT_EQ(c.notice.max_connections_per_uid, 4u);
@@ -82,6 +84,7 @@ TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndTheKeyComesFromTheStateDi
   EXPECT_EQ(c.mad.retries, 3u);
   EXPECT_EQ(c.mad.window, 32u);
   EXPECT_EQ(c.job_start_timeout_ms, 5000u);
+  EXPECT_TRUE(c.load_guard);
   EXPECT_EQ(c.notice.max_connections, 64u);
   EXPECT_EQ(c.notice.max_connections_per_uid, 8u);
   EXPECT_EQ(c.notice.reserved_for_scheduler, 8u);
@@ -244,6 +247,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"MadNotAMap", "mad: 5\n", 1, 6, "mad: expected a map"},
         BadConfig{"JobStartTimeoutNotAnInteger", "job_start_timeout_ms: 1.5\n", 1, 23,
                   "expected a decimal integer"},
+        BadConfig{"LoadGuardYes", "load_guard: yes\n", 1, 13,
+                  "load_guard: expected true or false, got 'yes'"},
+        BadConfig{"LoadGuardQuoted", "load_guard: \"true\"\n", 1, 13,
+                  "expected true or false, got the quoted string"},
         BadConfig{"KeyGivenTwice", "log_level: info\nlog_level: debug\n", 2, 1,
                   "duplicate key 'log_level'"},
         BadConfig{"LogLevelUnknown", "log_level: verbose\n", 1, 12,

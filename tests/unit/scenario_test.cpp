@@ -68,6 +68,7 @@ allocation: tree
 routing: sdn-greedy
 table_capacity: 512
 flow_level: slid-dlid-sl
+load_guard: false
 model: static
 pattern: 3dnn
 workload:
@@ -104,6 +105,7 @@ TEST(Scenario, FullExample_LoadsEveryValue) {
   EXPECT_EQ(r.routing, "sdn-greedy");
   EXPECT_EQ(r.table_capacity, 512u);
   EXPECT_EQ(r.flow_level, FlowDefinitionLevel::kSlidDlidSl);
+  EXPECT_FALSE(r.load_guard);
   EXPECT_EQ(r.model, SimulationModel::kStatic);
   EXPECT_FALSE(r.pattern.dynamic);
   EXPECT_EQ(r.pattern.spec.name, "3dnn");
@@ -151,6 +153,7 @@ workload: {synthetic: {preset: thunder, jobs: 100}}
   EXPECT_EQ(r.allocation, "linear");
   EXPECT_EQ(r.table_capacity, 4096u);
   EXPECT_EQ(r.flow_level, FlowDefinitionLevel::kSlidDlid);
+  EXPECT_TRUE(r.load_guard);
   EXPECT_EQ(r.model, SimulationModel::kStatic);
   ASSERT_TRUE(std::holds_alternative<SyntheticWorkload>(r.workload));
   const auto& w = std::get<SyntheticWorkload>(r.workload);
@@ -484,6 +487,8 @@ INSTANTIATE_TEST_SUITE_P(
                     "placement: 'scatter' is not one of block, cyclic"},
         BadScenario{"FlowLevelUnknown", std::string(kBase) + "flow_level: slid\n", 6, 13,
                     "flow_level: 'slid' is not one of dlid, slid-dlid"},
+        BadScenario{"LoadGuardNotABoolean", std::string(kBase) + "load_guard: on\n", 6, 13,
+                    "load_guard: expected true or false, got 'on'"},
         BadScenario{"ModelUnknown", std::string(kBase) + "model: packet\n", 6, 8,
                     "model: 'packet' is not one of static"},
         BadScenario{"PresetUnknown",

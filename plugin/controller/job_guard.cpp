@@ -1,0 +1,223 @@
+// JobController: the load guard (config `load_guard`, docs/routing.md "The load guard").
+//
+// Each job is routed on top of the running ones and is not moved for the sake of later ones, so
+// after some starts and ends the fabric's busiest link can carry more than the default routes
+// (the LFTs: DmodK on fat-trees) would give the same running jobs; seed 002 claims SDN never
+// does. After every change the guard compares the system-wide maximum link load (SWML, in seed
+// 002's weights) with the default routes' SWML for the same jobs. While it is above:
+//  1. re-route: one of the jobs with the most weight on the busiest link is routed again on top
+//     of all the others, when the plan (nothing installed yet) lowers the excess over the
+//     default routes' SWML;
+//  2. otherwise fall back: the job with the most weight on the busiest link, among those that
+//     do not yet take their default routes there, is moved to its default routes (no entries;
+//     its ready answer lists the flows with reason load_guard).
+// With every job on the default routes both loads are the same, so the loop ends with the SWML
+// at most the default routes'. A guarded job is planned again after a job_end, a few per end in
+// turn, and routed when that keeps the bound.
+#include <algorithm>
+#include <chrono>
+#include <exception>
+
+#include "plugin/controller/job_controller.hpp"
+#include "routing/route_quality.hpp"
+
+namespace ibsdn::plugin {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Loads are sums of doubles added in different orders: equal within this.
+constexpr double kEps = 1e-9;
+/// Plans tried per re-route step, and re-route steps per guard call.
+constexpr std::size_t kReroutePlans = 3;
+constexpr std::size_t kRerouteSteps = 8;
+/// Guarded jobs planned again per job_end.
+constexpr std::size_t kRestorePlans = 4;
+
+std::string job_text(JobId id) {
+  return "job " + std::to_string(id.value());
+}
+
+std::string load_text(double w) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", w);
+  return buf;
+}
+
+}  // namespace
+
+void JobController::ensure_lft_paths(Job& j) const {
+  if (j.lft.size() == j.flows.size()) return;
+  const Fabric& f = fabric_->subnet.fabric;
+  j.lft.clear();
+  j.lft.reserve(j.flows.size());
+  for (const Flow& fl : j.flows) {
+    Trace t = trace(f, fabric_->lfts, fl.src, fl.dst);
+    j.lft.push_back(t.ok() ? std::move(t.path) : Path{});
+  }
+}
+
+JobController::LoadGap JobController::load_gap() {
+  const Fabric& f = fabric_->subnet.fabric;
+  LinkLoad lft(f);
+  for (auto& [id, j] : jobs_) {
+    if (!j.routed || j.adopted) continue;
+    ensure_lft_paths(j);
+    for (std::size_t i = 0; i < j.flows.size(); ++i) lft.add(j.lft[i], j.flows[i]);
+  }
+  LoadGap g;
+  g.lft_max = lft.max_weight();
+  const LinkLoad& now = net_->load();
+  g.sdn_max = now.max_weight();
+  for (std::size_t l = 0; l < now.size(); ++l) {
+    const LinkId id(static_cast<std::uint32_t>(l));
+    if (now.weight(id) > g.lft_max + kEps) {
+      g.excess += now.weight(id) - g.lft_max;
+      g.above.push_back(id);
+    }
+  }
+  std::stable_sort(g.above.begin(), g.above.end(),
+                   [&](LinkId a, LinkId b) { return now.weight(a) > now.weight(b); });
+  return g;
+}
+
+double JobController::excess_with(JobId id, const std::vector<Flow>& flows,
+                                  const std::vector<Path>& paths, double lft_max) const {
+  LinkLoad load = net_->load();
+  if (const NetworkState::Job* now = net_->job(id)) {
+    for (std::size_t i = 0; i < now->flows.size() && i < now->paths.size(); ++i) {
+      load.remove(now->paths[i], now->flows[i]);
+    }
+  }
+  for (std::size_t i = 0; i < flows.size() && i < paths.size(); ++i) load.add(paths[i], flows[i]);
+  double excess = 0;
+  for (std::size_t l = 0; l < load.size(); ++l) {
+    const double w = load.weight(LinkId(static_cast<std::uint32_t>(l)));
+    if (w > lft_max + kEps) excess += w - lft_max;
+  }
+  return excess;
+}
+
+void JobController::guard_load(const std::string& occasion) {
+  if (!config_.load_guard || !fabric_ || !master_) return;
+  LoadGap gap = load_gap();
+  if (gap.above.empty()) return;
+  log(LogLevel::kInfo, "load guard " + occasion + ": the busiest link carries " +
+                           load_text(gap.sdn_max) + ", the default routes would carry " +
+                           load_text(gap.lft_max) + " for the same jobs");
+  std::set<JobId> failed;  // place() refused: not tried again in this call
+  std::size_t reroutes = 0;
+  // Every fallback guards one more job, and a re-route step lowers the excess: bounded by both.
+  for (std::size_t step = 0; step < jobs_.size() + kRerouteSteps + 1 && !gap.above.empty();
+       ++step) {
+    const LinkId hottest = gap.above.front();
+    // The jobs with weight on the busiest link that could move off it, the heaviest first.
+    std::vector<std::pair<double, JobId>> movers;
+    for (auto& [id, j] : jobs_) {
+      if (!j.routed || j.adopted || j.guarded || failed.contains(id)) continue;
+      ensure_lft_paths(j);
+      double w = 0;  // what moving it to its default routes could take off the link
+      for (std::size_t i = 0; i < j.flows.size() && i < j.effective.size(); ++i) {
+        // A flow on its default route already, or riding on an earlier job's path, stays.
+        if (j.effective[i] == j.lft[i] ||
+            (i < j.off_path.size() && j.off_path[i] == OffPath::kShared)) {
+          continue;
+        }
+        const Path& path = j.effective[i];
+        if (std::find(path.begin(), path.end(), hottest) != path.end()) w += j.flows[i].weight;
+      }
+      if (w > kEps) movers.emplace_back(w, id);
+    }
+    if (movers.empty()) {
+      log(LogLevel::kWarn, "load guard " + occasion + ": no job can move off the busiest link (" +
+                               load_text(gap.sdn_max) + " against " + load_text(gap.lft_max) +
+                               ")");
+      break;
+    }
+    std::stable_sort(movers.begin(), movers.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+
+    // 1. A re-route on top of everything else that lowers the excess.
+    std::optional<JobId> rerouted;
+    if (reroutes < kRerouteSteps) {
+      for (std::size_t k = 0; k < movers.size() && k < kReroutePlans && !rerouted; ++k) {
+        const JobId id = movers[k].second;
+        try {
+          const Plan p = plan(id, jobs_.at(id), {}, false, deadline_from(Clock::now()));
+          if (excess_with(id, p.flows, p.effective, gap.lft_max) < gap.excess - kEps) rerouted = id;
+        } catch (const std::exception& e) {
+          log(LogLevel::kDebug, "load guard: planning " + job_text(id) + " again: " + e.what());
+        }
+      }
+    }
+    const JobId id = rerouted ? *rerouted : movers.front().second;
+    Job& j = jobs_.at(id);
+    j.guarded = !rerouted;
+    try {
+      place(id, j, deadline_from(Clock::now()));
+    } catch (const std::exception& e) {
+      j.guarded = false;
+      failed.insert(id);
+      log(LogLevel::kWarn, "load guard: " + job_text(id) + " could not be " +
+                               (rerouted ? "re-routed" : "moved to the default routes") + ": " +
+                               e.what());
+      continue;
+    }
+    if (rerouted) {
+      ++reroutes;
+      ++counters_["guard_reroutes"];
+    } else {
+      ++counters_["guard_fallbacks"];
+    }
+    log(LogLevel::kInfo, "load guard: " + job_text(id) +
+                             (rerouted ? " re-routed" : " moved to the default routes"));
+    reconcile(order_of(id, j), false);
+    gap = load_gap();
+  }
+  if (!gap.above.empty()) {
+    log(LogLevel::kWarn, "load guard " + occasion + ": the busiest link still carries " +
+                             load_text(gap.sdn_max) + " against the default routes' " +
+                             load_text(gap.lft_max));
+  }
+}
+
+void JobController::restore_guarded() {
+  if (!config_.load_guard || !fabric_ || !master_) return;
+  std::vector<std::pair<JobId, Job*>> guarded;
+  for (auto& [id, j] : ordered_jobs()) {
+    if (j->guarded && j->routed && !j->adopted) guarded.emplace_back(id, j);
+  }
+  if (guarded.empty()) return;
+  // In start order, beginning after the job tried last time.
+  auto first = guarded.begin();
+  if (restore_after_) {
+    first = std::find_if(guarded.begin(), guarded.end(),
+                         [&](const auto& g) { return order_of(g.first, *g.second) > *restore_after_; });
+  }
+  std::rotate(guarded.begin(), first, guarded.end());
+  if (guarded.size() > kRestorePlans) guarded.resize(kRestorePlans);
+  for (auto& [id, jp] : guarded) {
+    Job& j = *jp;
+    restore_after_ = order_of(id, j);
+    const LoadGap gap = load_gap();
+    if (!gap.above.empty()) return;  // guard_load's work first
+    Job candidate = j;
+    candidate.guarded = false;
+    try {
+      const Plan p = plan(id, candidate, {}, false, deadline_from(Clock::now()));
+      if (excess_with(id, p.flows, p.effective, gap.lft_max) > 0) continue;
+      j.guarded = false;
+      place(id, j, deadline_from(Clock::now()));
+    } catch (const std::exception& e) {
+      j.guarded = true;
+      log(LogLevel::kDebug, "load guard: " + job_text(id) + " stays on the default routes: " +
+                                e.what());
+      continue;
+    }
+    ++counters_["guard_restores"];
+    log(LogLevel::kInfo, "load guard: " + job_text(id) + " takes its own routes again");
+    reconcile(order_of(id, j), false);
+  }
+}
+
+}  // namespace ibsdn::plugin
