@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
@@ -93,8 +95,12 @@ class Replay {
       cfg.load_guard = config.load_guard;
       cfg.job_start_timeout_ms = kMaxJobStartTimeoutMs;
       cfg.audit_interval_ms = 0;
-      controller_ = std::make_unique<JobController>(cfg, std::nullopt, nullptr, *board_,
-                                                    JobController::Log{}, std::nullopt);
+      JobController::Log dbg;
+      if (std::getenv("IBSDN_REPLAY_LOG")) {
+        dbg = [](LogLevel, const std::string& m) { std::fprintf(stderr, "ctl: %s\n", m.c_str()); };
+      }
+      controller_ =
+          std::make_unique<JobController>(cfg, std::nullopt, nullptr, *board_, dbg, std::nullopt);
       // The controller keeps a fabric of its own, recognised as the plugin's engine does.
       plugin::Subnet copy{without_cables(subnet.fabric, {}), subnet.lids, subnet.lmc_aliases,
                           subnet.sm_lid};

@@ -130,8 +130,7 @@ void JobController::guard_load(const std::string& occasion) {
     }
     if (movers.empty()) {
       log(LogLevel::kWarn, "load guard " + occasion + ": no job can move off the busiest link (" +
-                               load_text(gap.sdn_max) + " against " + load_text(gap.lft_max) +
-                               ")");
+                               load_text(gap.sdn_max) + " against " + load_text(gap.lft_max) + ")");
       break;
     }
     std::stable_sort(movers.begin(), movers.end(),
@@ -169,8 +168,8 @@ void JobController::guard_load(const std::string& occasion) {
     } else {
       ++counters_["guard_fallbacks"];
     }
-    log(LogLevel::kInfo, "load guard: " + job_text(id) +
-                             (rerouted ? " re-routed" : " moved to the default routes"));
+    log(LogLevel::kInfo,
+        "load guard: " + job_text(id) + (rerouted ? " re-routed" : " moved to the default routes"));
     reconcile(order_of(id, j), false);
     gap = load_gap();
   }
@@ -191,8 +190,9 @@ void JobController::restore_guarded() {
   // In start order, beginning after the job tried last time.
   auto first = guarded.begin();
   if (restore_after_) {
-    first = std::find_if(guarded.begin(), guarded.end(),
-                         [&](const auto& g) { return order_of(g.first, *g.second) > *restore_after_; });
+    first = std::find_if(guarded.begin(), guarded.end(), [&](const auto& g) {
+      return order_of(g.first, *g.second) > *restore_after_;
+    });
   }
   std::rotate(guarded.begin(), first, guarded.end());
   if (guarded.size() > kRestorePlans) guarded.resize(kRestorePlans);
@@ -210,8 +210,8 @@ void JobController::restore_guarded() {
       place(id, j, deadline_from(Clock::now()));
     } catch (const std::exception& e) {
       j.guarded = true;
-      log(LogLevel::kDebug, "load guard: " + job_text(id) + " stays on the default routes: " +
-                                e.what());
+      log(LogLevel::kDebug,
+          "load guard: " + job_text(id) + " stays on the default routes: " + e.what());
       continue;
     }
     ++counters_["guard_restores"];

@@ -1,6 +1,7 @@
 #include "plugin/controller/switch_sync.hpp"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 namespace ibsdn::plugin {
@@ -110,6 +111,32 @@ SyncResult apply_changes(mad::MadClient& client, std::uint64_t key,
     for (const mad::FlowMod& m : d.deletes) deletes.push_back(Step{i, {changes[i].lid, key, m}});
   }
   run_steps(client, key, changes, adds, out);
+  // Full switches that still hold entries being replaced: break before make there.
+  std::set<Guid> full_with_room;
+  for (const Step& s : deletes) {
+    const Guid g = changes[s.change].guid;
+    if (out.full.contains(g)) full_with_room.insert(g);
+  }
+  if (!full_with_room.empty()) {
+    std::vector<Step> first;
+    std::vector<Step> again;
+    for (const Step& s : deletes) {
+      if (full_with_room.contains(changes[s.change].guid)) first.push_back(s);
+    }
+    for (const Step& s : adds) {
+      if (full_with_room.contains(changes[s.change].guid)) again.push_back(s);
+    }
+    std::erase_if(deletes,
+                  [&](const Step& s) { return full_with_room.contains(changes[s.change].guid); });
+    for (const Guid g : full_with_room) {
+      out.failed.erase(g);
+      out.full.erase(g);
+    }
+    run_steps(client, key, changes, first, out);
+    std::erase_if(again,
+                  [&](const Step& s) { return out.failed.contains(changes[s.change].guid); });
+    run_steps(client, key, changes, again, out);
+  }
   std::erase_if(deletes,
                 [&](const Step& s) { return out.failed.contains(changes[s.change].guid); });
   run_steps(client, key, changes, deletes, out);

@@ -50,7 +50,10 @@ struct SyncResult {
 };
 
 /// Applies every change: all switches' additions pipelined, a Barrier to each switch touched,
-/// then the removals and Barriers. A switch that fails a step gets no later step.
+/// then the removals and Barriers (make before break). A switch whose table is too full to hold
+/// the new entries beside the ones they replace gets its removals first and its additions again
+/// (break before make there: its traffic takes the default routes meanwhile). A switch that
+/// fails a step otherwise gets no later step.
 SyncResult apply_changes(mad::MadClient& client, std::uint64_t key,
                          std::span<const SwitchChange> changes);
 

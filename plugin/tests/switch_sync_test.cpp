@@ -96,5 +96,51 @@ TEST(SwitchSync, ApplyBringsRealResponderTablesToTheIntentAndReportsAFullTable) 
   tb.join();
 }
 
+// Make before break needs room for the new entries beside the old: a switch without it gets its
+// removals first and the additions again, and ends with exactly the intent.
+TEST(SwitchSync, AFullSwitchReplacingEntries_BreaksBeforeMakeAndEndsAtTheIntent) {
+  mad::LoopbackFabric fabric;
+  auto controller = fabric.attach(Lid(1));
+  auto sw = fabric.attach(Lid(2));
+  mad::ResponderConfig cfg;
+  cfg.key = 7;
+  cfg.table.num_ports = 8;
+  cfg.table.capacity = 2;
+  mad::SwitchResponder agent(cfg);
+  std::atomic<bool> stop{false};
+  std::thread t(
+      [&] { mad::serve(*sw, agent, stop, {}, mad::ServeOptions{std::chrono::milliseconds(10)}); });
+  mad::ClientOptions o;
+  o.timeout = std::chrono::milliseconds(200);
+  mad::MadClient client(*controller, o);
+
+  const std::vector<FlowEntry> old_rules = {
+      rule("cookie=0x5, priority=100, dlid=0x2 actions=output:5"),
+      rule("cookie=0x5, priority=100, dlid=0x3 actions=output:6")};
+  const std::vector<FlowEntry> new_rules = {
+      rule("cookie=0x5, priority=100, dlid=0x3 actions=output:7"),   // replaced in place
+      rule("cookie=0x5, priority=100, dlid=0x4 actions=output:6")};  // needs dlid 2's slot
+  const auto change = [](const std::vector<FlowEntry>& before,
+                         const std::vector<FlowEntry>& after) {
+    return std::vector<SwitchChange>{{Guid(2), Lid(2), "sw", before, after}};
+  };
+  ASSERT_TRUE(apply_changes(client, 7, change({}, old_rules)).failed.empty());
+  const SyncResult r = apply_changes(client, 7, change(old_rules, new_rules));
+  EXPECT_TRUE(r.failed.empty()) << r.failed.begin()->second;
+  EXPECT_TRUE(r.full.empty());
+  EXPECT_TRUE(r.generation.contains(Guid(2)));
+  auto read = client.read_table(Lid(2), 7);
+  ASSERT_TRUE(read.ok());
+  EXPECT_TRUE(compare_tables(read.value().entries, new_rules).consistent());
+
+  // More than the table holds at all still fails, and says the table is full.
+  std::vector<FlowEntry> three = new_rules;
+  three.push_back(rule("cookie=0x5, priority=100, dlid=0x5 actions=output:6"));
+  const SyncResult over = apply_changes(client, 7, change(new_rules, three));
+  EXPECT_TRUE(over.full.contains(Guid(2)));
+  stop = true;
+  t.join();
+}
+
 }  // namespace
 }  // namespace ibsdn::plugin
