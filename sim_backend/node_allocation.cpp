@@ -66,6 +66,31 @@ void NodeAllocator::release(JobId job) {
   jobs_.erase(it);
 }
 
+void NodeAllocator::hold(JobId job, std::span<const NodeIdx> nodes) {
+  if (jobs_.contains(job)) {
+    throw std::invalid_argument(policy_ + ": job " + std::to_string(job.value()) +
+                                " already holds nodes");
+  }
+  std::vector<std::uint32_t> slots;
+  slots.reserve(nodes.size());
+  for (const NodeIdx n : nodes) {
+    if (busy(n)) {  // throws for a node it does not allocate from
+      throw std::invalid_argument(policy_ + ": node " + std::to_string(n.value()) + " is busy");
+    }
+    slots.push_back(slot_of_[n.value()]);
+  }
+  std::vector<std::uint32_t> sorted = slots;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    throw std::invalid_argument(policy_ + ": a node given twice to job " +
+                                std::to_string(job.value()));
+  }
+  taking_.clear();
+  for (const std::uint32_t s : slots) take(s);
+  jobs_.emplace(job, std::move(taking_));
+  taking_ = {};
+}
+
 void NodeAllocator::take(std::uint32_t slot) {
   slots_.take(slot);  // throws when the slot is busy: a policy bug, never a double allocation
   --free_count_;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -46,6 +47,11 @@ class NodeAllocator {
   std::optional<std::vector<NodeIdx>> allocate(JobId job, std::uint32_t nodes);
   /// Frees the job's nodes. Throws std::invalid_argument when the job holds none.
   void release(JobId job);
+  /// Gives `job` exactly these nodes, outside the policy (nodes a scenario keeps out of use, or a
+  /// job already running when the replay starts); release() frees them like any job's. Throws
+  /// std::invalid_argument for a node the allocator does not allocate from or that is busy, a
+  /// node given twice, or a job that already holds nodes; nothing changes then.
+  void hold(JobId job, std::span<const NodeIdx> nodes);
 
   [[nodiscard]] std::string_view policy() const { return policy_; }
   /// The compute nodes the policy allocates from: the fabric's cabled HCAs.

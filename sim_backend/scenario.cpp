@@ -23,7 +23,9 @@
 #include "routing/patterns/rng.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
 #include "sim_backend/content_hash.hpp"
+#include "sim_backend/node_allocation.hpp"
 #include "sim_backend/scenario_draft.hpp"
+#include "sim_backend/swf_synthetic.hpp"
 
 namespace ibsdn {
 namespace {
@@ -46,9 +48,15 @@ constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node",
 constexpr std::array<std::string_view, 3> kSyntheticKeys = {"preset", "jobs", "utilisation"};
 constexpr std::array<std::string_view, 4> kJobKeys = {"nodes", "start", "end", "pattern"};
 
-constexpr std::array<std::string_view, 9> kAllocations = {"linear", "random", "tree", "rdn", "rdr",
-                                                          "rdc",    "rdg",    "rrn",  "rrr"};
-constexpr std::array<std::string_view, 3> kPresets = {"curie", "thunder", "atlas"};
+// The allocation policies and synthetic presets are those their implementations register.
+const std::vector<std::string>& allocation_policies() {
+  static const std::vector<std::string> names = node_allocation_names();
+  return names;
+}
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> names = synthetic_preset_names();
+  return names;
+}
 constexpr std::array<std::string_view, 4> kDynamicPatterns = {"ring", "2dnn", "3dnn", "random4"};
 constexpr std::array<std::string_view, 1> kModels = {"static"};
 
@@ -137,7 +145,7 @@ class Parser {
     } else if (key == "placement") {
       read(v, key, d_.placement, placement());
     } else if (key == "allocation") {
-      read(v, key, d_.allocation, one_of(kAllocations));
+      read(v, key, d_.allocation, one_of(allocation_policies()));
     } else if (key == "routing") {
       read(v, key, d_.routing, routing());
     } else if (key == "table_capacity") {
@@ -240,7 +248,9 @@ class Parser {
     };
   }
 
-  ReadOne<std::string> one_of(std::span<const std::string_view> names) const {
+  /// `names`: a list with static storage (array of string_view or vector of string).
+  template <typename Names>
+  ReadOne<std::string> one_of(const Names& names) const {
     return [this, names](const YAML::Node& n, const std::string& key) {
       std::string v = r_.string(n, key);
       if (std::find(names.begin(), names.end(), v) == names.end()) {
@@ -507,7 +517,7 @@ class Parser {
                [&](const std::string& key, const YAML::Node& v) {
                  const std::string full = "workload.synthetic." + key;
                  if (key == "preset") {
-                   read(v, full, d_.synthetic_preset, one_of(kPresets));
+                   read(v, full, d_.synthetic_preset, one_of(preset_names()));
                  } else if (key == "jobs") {
                    read(v, full, d_.synthetic_jobs, integer<std::uint64_t>(1, kMaxSyntheticJobs));
                  } else {
@@ -685,14 +695,6 @@ std::vector<std::string> sweepable_scenario_keys() {
     if (k != "name" && !container) out.push_back(k);
   }
   return out;
-}
-
-std::span<const std::string_view> allocation_names() {
-  return kAllocations;
-}
-
-std::span<const std::string_view> synthetic_preset_names() {
-  return kPresets;
 }
 
 std::span<const std::string_view> dynamic_pattern_names() {

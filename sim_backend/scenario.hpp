@@ -84,7 +84,7 @@ struct TraceWorkload {
 
 /// `synthetic:` — a generated trace after one of the Table I systems of seed 002.
 struct SyntheticWorkload {
-  std::string preset;                 // synthetic_preset_names()
+  std::string preset;                 // synthetic_preset_names() (swf_synthetic.hpp)
   std::uint64_t jobs = 0;             // how many
   std::optional<double> utilisation;  // (0, 1]; the preset's own when absent
 };
@@ -117,7 +117,7 @@ struct ScenarioRun {
   std::uint32_t gpus_per_node = 1;
   std::uint32_t ranks_per_node = 1;  // gpus_per_node unless given
   Mapping placement = Mapping::kBlock;
-  std::string allocation = "linear";  // allocation_names()
+  std::string allocation = "linear";  // node_allocation_names()
   std::string routing;                // routing/algorithms.def
   std::size_t table_capacity = 4096;
   FlowDefinitionLevel flow_level = FlowDefinitionLevel::kSlidDlid;
@@ -184,10 +184,8 @@ TopologySpec topology_spec(const ScenarioRun& run);
 std::vector<std::string> scenario_keys();
 std::vector<std::string> sweepable_scenario_keys();
 
-/// The names a scenario accepts; the allocation policies and presets are implemented elsewhere
-/// (sim_backend's allocation and synthetic-trace code) and must accept exactly these.
-std::span<const std::string_view> allocation_names();  // linear random tree rdn rdr rdc rdg rrn rrr
-std::span<const std::string_view> synthetic_preset_names();  // curie thunder atlas
+/// The names a scenario accepts beyond those of the registries (node_allocation_names(),
+/// synthetic_preset_names() (swf_synthetic.hpp), the routing algorithms and patterns).
 std::span<const std::string_view> dynamic_pattern_names();   // ring 2dnn 3dnn random4
 std::span<const std::string_view> simulation_model_names();  // static
 std::string_view to_string(SimulationModel m);

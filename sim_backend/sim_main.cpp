@@ -16,9 +16,13 @@ int sim_main(int argc, const char* const* argv) {
   add_list_command(app);
   add_lft_quality_command(app);
   add_trace_command(app);
+  add_run_command(app);
   add_paths_command(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    // A command's own exit status, the problem already reported (run: 1 or 2).
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     // --help exits 0; a usage error 2, whatever CLI11's own code for it.
     return app.exit(e) == 0 ? 0 : 2;

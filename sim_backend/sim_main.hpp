@@ -6,7 +6,9 @@ namespace ibsdn {
 
 /// Parses `argv` and runs the subcommand. Returns the exit status: 0 success; 2 a usage error:
 /// the command line does not parse, or a command refused one of its inputs as an InputError
-/// (`paths` does for every input); 1 anything else that failed. Messages go to stderr.
+/// (`paths` does for every input); a command's own status where it ends with CLI::RuntimeError
+/// (`run`: 1 a run failed, 2 a bad scenario); 1 anything else that failed. Messages go to
+/// stderr.
 int sim_main(int argc, const char* const* argv);
 
 }  // namespace ibsdn

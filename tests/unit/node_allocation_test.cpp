@@ -141,6 +141,39 @@ TEST(NodeAllocation, RefusesZeroNodesTwiceTheSameJobAndReleasingAJobWithoutNodes
   EXPECT_TRUE(fails_with([&] { a->release(JobId(1)); }, "job 1 holds no nodes"));
 }
 
+TEST(NodeAllocation, HeldNodesAreSkippedByEveryPolicyUntilReleased) {
+  // Hosts 8..15 of XGFT(3;4,4,4;1,4,4) held (leaves 2 and 3): every policy places around them.
+  std::vector<NodeIdx> held;
+  for (std::uint32_t h = 8; h < 16; ++h) held.push_back(xgft3().hcas()[h]);
+  for (const std::string policy : {"linear", "random", "tree"}) {
+    Driver d(xgft3(), policy);
+    d.a->hold(JobId(100), held);
+    EXPECT_EQ(d.a->free_nodes(), 64u - 8u) << policy;
+    std::set<std::uint32_t> got;
+    for (int j = 0; j < 14; ++j) {
+      for (const std::uint32_t h : d.job(4)) got.insert(h);
+    }
+    EXPECT_EQ(got.size(), 56u) << policy;
+    for (std::uint32_t h = 8; h < 16; ++h) EXPECT_FALSE(got.contains(h)) << policy << " " << h;
+    EXPECT_EQ(d.job(1), Hosts{}) << policy;
+    d.release(100);
+    EXPECT_EQ(d.job(8), range(8, 16)) << policy;
+  }
+}
+
+TEST(NodeAllocation, HoldRefusesBusyForeignAndRepeatedNodesAndChangesNothing) {
+  const auto a = make_node_allocator("linear", xgft2());
+  const std::vector<NodeIdx> first = *a->allocate(JobId(1), 2);
+  const NodeIdx h5 = xgft2().hcas()[5];
+  EXPECT_TRUE(fails_with([&] { a->hold(JobId(2), std::vector{h5, first[0]}); }, "is busy"));
+  EXPECT_TRUE(fails_with([&] { a->hold(JobId(2), std::vector{h5, h5}); }, "given twice"));
+  EXPECT_TRUE(fails_with([&] { a->hold(JobId(2), std::vector{xgft2().switches()[0]}); },
+                         "not a node it allocates from"));
+  EXPECT_TRUE(fails_with([&] { a->hold(JobId(1), std::vector{h5}); }, "already holds nodes"));
+  EXPECT_EQ(a->free_nodes(), 14u);
+  EXPECT_FALSE(a->busy(h5));
+}
+
 // ---- linear and random ----------------------------------------------------------------------
 
 TEST(NodeAllocationLinear, TakesTheLowestFreeNodesAndRefillsGapsFirst) {

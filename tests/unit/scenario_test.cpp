@@ -12,6 +12,8 @@
 
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
+#include "sim_backend/node_allocation.hpp"
+#include "sim_backend/swf_synthetic.hpp"
 #include "tests/param_names.hpp"
 #include "tests/unit/temp_dir.hpp"
 
@@ -722,11 +724,9 @@ TEST(ScenarioNames, AreThoseOfTheIssue) {
   const auto names = [](std::span<const std::string_view> s) {
     return std::vector<std::string>(s.begin(), s.end());
   };
-  EXPECT_EQ(names(allocation_names()),
-            (std::vector<std::string>{"linear", "random", "tree", "rdn", "rdr", "rdc", "rdg", "rrn",
-                                      "rrr"}));
-  EXPECT_EQ(names(synthetic_preset_names()),
-            (std::vector<std::string>{"curie", "thunder", "atlas"}));
+  EXPECT_EQ(node_allocation_names(), (std::vector<std::string>{"linear", "random", "tree", "rdn",
+                                                               "rdr", "rdc", "rdg", "rrn", "rrr"}));
+  EXPECT_EQ(synthetic_preset_names(), (std::vector<std::string>{"curie", "thunder", "atlas"}));
   EXPECT_EQ(names(dynamic_pattern_names()),
             (std::vector<std::string>{"ring", "2dnn", "3dnn", "random4"}));
   // Every dynamic draw is a pattern the parser knows.
@@ -753,7 +753,7 @@ TEST(ScenarioDocs, SimulationMdDescribesEveryKey) {
   for (const std::string& key : sweepable_scenario_keys()) {
     EXPECT_NE(doc.find(key), std::string::npos) << "sweepable " << key;
   }
-  for (std::string_view name : allocation_names()) {
+  for (const std::string& name : node_allocation_names()) {
     EXPECT_NE(doc.find("`" + std::string(name) + "`"), std::string::npos) << name;
   }
 }
