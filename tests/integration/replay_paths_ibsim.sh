@@ -24,20 +24,12 @@
 set -euo pipefail
 
 build=${1:?usage: replay_paths_ibsim.sh BUILD_DIR}
-sim="$build/sim_backend/ibsdn-sim"
-agent="$build/mad/agent/ibsdn-switch-agent"
-ctl="$build/cli/ibsdnctl"
-check="$build/plugin/osmsdn-route-check"
 key=0x5eed
 # shellcheck source-path=SCRIPTDIR source=ibsim_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/ibsim_lib.sh"
 
 ibsim_lib_init replay-paths python3
-for f in "$sim" "$agent" "$ctl" "$check" "$build/plugin/libosmsdn.so"; do
-  [[ -e $f ]] || skip "$f not built"
-done
-OPENSM_PLUGIN_DIR=$build/plugin
-export IBSDN_SOCKET=$WORK/notice.sock
+ibsdn_programs "$build"
 
 # --- one fabric at a time ----------------------------------------------------------------------
 # fabric_up NAME CAPACITY TOPOLOGY-OPTION...: writes $WORK/NAME.net with ibsdn-sim topo, starts
