@@ -123,24 +123,26 @@ Subnet subnet_from_abi(const osmsdn_fabric& in) {
 
   Subnet out;
   out.sm_lid = Lid(in.sm_lid);
-  std::vector<std::uint32_t> order;  // fabric node index -> ABI node index
-  order.reserve(nodes.size());
-  for (int pass = 0; pass < 2; ++pass) {
-    const bool switches = pass == 1;
-    for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-      if ((nodes[i].type == OSMSDN_NODE_SWITCH) == switches) order.push_back(i);
-    }
-  }
+  // OpenSM's node table is ordered by the GUID in network byte order (on a little-endian host, by
+  // its last byte first): the subnet order (fabric.hpp) makes ours independent of that, and the
+  // same as a replay of the fabric from its netlist.
+  std::vector<std::uint32_t> order(nodes.size());  // fabric node index -> ABI node index
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) order[i] = i;
+  const auto kind_of = [&nodes](std::uint32_t i) {
+    return nodes[i].type == OSMSDN_NODE_SWITCH ? NodeKind::kSwitch : NodeKind::kHca;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return subnet_order_before(kind_of(a), Guid(nodes[a].guid), kind_of(b), Guid(nodes[b].guid));
+  });
   for (const std::uint32_t i : order) {
     const osmsdn_node& n = nodes[i];
-    const NodeKind kind = n.type == OSMSDN_NODE_SWITCH ? NodeKind::kSwitch : NodeKind::kHca;
     std::string name = first_word(description_of(n));
     if (name.empty() || out.fabric.find(name)) name = "guid-" + guid_text(Guid(n.guid));
     if (n.guid == 0 || out.fabric.find_guid(Guid(n.guid))) {
       throw std::invalid_argument(node_label(n) +
                                   (n.guid == 0 ? " has no GUID" : " appears twice"));
     }
-    const NodeIdx idx = out.fabric.add_node(kind, name, n.num_ports, Guid(n.guid));
+    const NodeIdx idx = out.fabric.add_node(kind_of(i), name, n.num_ports, Guid(n.guid));
     out.fabric.node(idx).description = std::string(description_of(n));
   }
 

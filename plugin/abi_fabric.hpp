@@ -13,8 +13,10 @@ namespace ibsdn::plugin {
 
 /// The subnet OpenSM saw. Node names come from the first word of each NodeDescription
 /// ("n0001 HCA-1" -> "n0001"), or "guid-0x..." when that word is missing or already taken.
-/// CAs and routers are inserted before switches, each in the glue's (node GUID) order, so that
-/// recognisers that depend on order label a fabric as its generator did.
+/// Nodes are inserted in subnet order (routing/fabric.hpp: CAs and routers before switches, each
+/// by ascending node GUID), whatever the glue's order, so that recognisers that depend on order
+/// label a fabric as its generator did, and what depends on the node order (min-hop's default
+/// LFTs) comes out as in a replay of the fabric from its netlist.
 /// Throws std::invalid_argument naming the node and port when the structs are inconsistent: a
 /// port index out of range, a cable to an unknown GUID or seen differently from its two ends,
 /// a LID given twice.

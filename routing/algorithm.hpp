@@ -102,6 +102,8 @@ class FatTreeRoutingAlgorithm : public RoutingAlgorithm {
 /// Throws std::invalid_argument listing the known names when `name` is unknown.
 std::unique_ptr<RoutingAlgorithm> make_algorithm(std::string_view name);
 std::vector<std::string> algorithm_names();
+/// Whether `name` is one of algorithm_names().
+[[nodiscard]] bool is_algorithm(std::string_view name);
 
 /// Checks the request's flows: endpoints are distinct HCAs of the fabric. Throws otherwise.
 void check_flows(const RouteRequest& req);

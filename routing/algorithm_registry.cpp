@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
@@ -33,6 +34,10 @@ std::unique_ptr<RoutingAlgorithm> make_algorithm(std::string_view name) {
 
 std::vector<std::string> algorithm_names() {
   return names_of(kAlgorithms);
+}
+
+bool is_algorithm(std::string_view name) {
+  return std::ranges::any_of(kAlgorithms, [name](const Entry& e) { return e.name == name; });
 }
 
 bool RoutingAlgorithm::route_by_destination(const Fabric& /*f*/, const Deadline& /*deadline*/,

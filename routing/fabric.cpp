@@ -1,7 +1,9 @@
 #include "routing/fabric.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <stdexcept>
+#include <utility>
 
 #include "flowtable/guid_text.hpp"
 #include "routing/dragonfly.hpp"
@@ -132,6 +134,20 @@ void Fabric::set_dragonfly(DragonflyLayout layout) {
   dragonfly_ = std::make_unique<DragonflyLayout>(std::move(layout));
 }
 
+namespace {
+
+/// Adds a node like `n` (kind, name, ports, GUID, description, LID, GPUs), without its cables.
+NodeIdx add_copy(Fabric& out, const Node& n) {
+  const NodeIdx i = out.add_node(n.kind, n.name, n.ports.size(), n.guid);
+  Node& copy = out.node(i);
+  copy.description = n.description;
+  copy.lid = n.lid;
+  copy.gpus = n.gpus;
+  return i;
+}
+
+}  // namespace
+
 Fabric without_cables(const Fabric& f, std::span<const CableEnd> removed) {
   std::vector<std::vector<bool>> gone(f.num_nodes());
   for (std::size_t i = 0; i < f.num_nodes(); ++i)
@@ -146,13 +162,7 @@ Fabric without_cables(const Fabric& f, std::span<const CableEnd> removed) {
     gone[p.peer.value()][p.peer_port.value()] = true;
   }
   Fabric out;
-  for (const Node& n : f.nodes()) {
-    const NodeIdx i = out.add_node(n.kind, n.name, n.ports.size(), n.guid);
-    Node& copy = out.node(i);
-    copy.description = n.description;
-    copy.lid = n.lid;
-    copy.gpus = n.gpus;
-  }
+  for (const Node& n : f.nodes()) add_copy(out, n);
   std::size_t cut = 0;
   for (const Link& l : f.links()) {
     // Each cable once: from its end with the smaller (node, port).
@@ -165,6 +175,30 @@ Fabric without_cables(const Fabric& f, std::span<const CableEnd> removed) {
     out.connect(l.from, l.from_port, l.to, l.to_port, l.gbps);
   }
   out.kind_label = f.kind_label + " without " + std::to_string(cut) + " cables";
+  return out;
+}
+
+Fabric in_subnet_order(const Fabric& f) {
+  std::vector<NodeIdx> order;
+  order.reserve(f.num_nodes());
+  for (std::size_t i = 0; i < f.num_nodes(); ++i) order.emplace_back(static_cast<std::uint32_t>(i));
+  std::stable_sort(order.begin(), order.end(), [&f](NodeIdx a, NodeIdx b) {
+    return subnet_order_before(f.node(a).kind, f.node(a).guid, f.node(b).kind, f.node(b).guid);
+  });
+  std::vector<NodeIdx> new_index(f.num_nodes());
+  Fabric out;
+  for (const NodeIdx old : order) new_index[old.value()] = add_copy(out, f.node(old));
+  for (const NodeIdx old : order) {
+    const NodeIdx a = new_index[old.value()];
+    for (const Port& p : f.node(old).ports) {
+      if (!p.connected()) continue;
+      const NodeIdx b = new_index[p.peer.value()];
+      if (std::pair(a.value(), p.num.value()) > std::pair(b.value(), p.peer_port.value())) continue;
+      out.connect(a, p.num, b, p.peer_port, p.gbps);
+    }
+  }
+  out.kind_label = f.kind_label;
+  out.compute_levels();
   return out;
 }
 

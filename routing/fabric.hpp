@@ -128,6 +128,23 @@ struct CableEnd {
   PortNum port{};
 };
 
+/// The order of a fabric's nodes as a subnet manager's view of it is built: HCAs (and routers)
+/// before switches, each by ascending node GUID. The plugin builds OpenSM's subnet so
+/// (plugin/abi_fabric.cpp) and a replay of a fabric read from elsewhere takes it too
+/// (in_subnet_order), because results depend on the order: min-hop's balancing follows
+/// Fabric::hcas(), ties between equal paths the node and link numbering.
+[[nodiscard]] inline bool subnet_order_before(NodeKind a_kind, Guid a, NodeKind b_kind, Guid b) {
+  const bool a_switch = a_kind == NodeKind::kSwitch;
+  const bool b_switch = b_kind == NodeKind::kSwitch;
+  return a_switch != b_switch ? b_switch : a.value() < b.value();
+}
+
+/// A copy of `f` with its nodes in subnet order and its cables numbered as the plugin numbers
+/// them (over the nodes in that order, by port, each cable from its end that sorts first); names,
+/// descriptions, GUIDs, LIDs, GPUs, capacities and kind_label kept, levels computed. No layout is
+/// attached: recognise the copy again.
+Fabric in_subnet_order(const Fabric& f);
+
 /// A copy of `f` without the given cables (nodes, names, GUIDs, LIDs and the other cables kept;
 /// node indexes unchanged, link ids renumbered). No layout is attached: recognise the copy again.
 Fabric without_cables(const Fabric& f, std::span<const CableEnd> removed);

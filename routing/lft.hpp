@@ -128,6 +128,12 @@ LftSet lfts_from_opensm_dump(const Fabric& f, std::string_view lfts_dump_text,
                              std::string_view lfts_name = "opensm-lfts.dump",
                              std::string_view subnet_name = "opensm-subnet.lst");
 
+/// The LIDs of OpenSM's opensm-subnet.lst alone, for fabric `f` (nodes matched by node GUID):
+/// what a replay of the fabric needs to number its ports as OpenSM did. Throws DumpError like
+/// lfts_from_opensm_dump.
+LidMap lids_from_opensm_subnet_list(const Fabric& f, std::string_view subnet_lst_text,
+                                    std::string_view subnet_name = "opensm-subnet.lst");
+
 /// Fills the LFTs that `alg` implies: every HCA-to-HCA route it chooses, written into the tables
 /// of the switches it crosses, and each switch's own LID to port 0; then, like OpenSM, completes
 /// every table with a route to every LID (complete_lfts). Throws std::invalid_argument if `alg`

@@ -328,4 +328,11 @@ LftSet lfts_from_opensm_dump(const Fabric& f, std::string_view lfts_dump_text,
   return out;
 }
 
+LidMap lids_from_opensm_subnet_list(const Fabric& f, std::string_view subnet_lst_text,
+                                    std::string_view subnet_name) {
+  LidMap lids(f);
+  SubnetListParser(f, subnet_name, lids).parse(subnet_lst_text);
+  return lids;
+}
+
 }  // namespace ibsdn

@@ -1,15 +1,10 @@
 // ibsdn-sim lft-quality: how good are the LFTs OpenSM computed? Reads its dumps, traces a job's
 // flows through the tables and reports L_D against the lower bound, over one or many seeds.
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
@@ -17,6 +12,7 @@
 #include "routing/route_quality.hpp"
 #include "sim_backend/commands.hpp"
 #include "sim_backend/job_builder.hpp"
+#include "sim_backend/text_file.hpp"
 
 namespace ibsdn {
 namespace {
@@ -31,22 +27,6 @@ struct LftQualityOptions {
   std::string compare_alg;
   bool json = false;
 };
-
-std::string read_text(const std::string& path, const char* option) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw std::invalid_argument(std::string(option) + " '" + path + "' is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw std::invalid_argument(std::string("cannot read ") + option + " '" + path +
-                                "': " + std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw std::invalid_argument(std::string("error reading '") + path + "'");
-  return std::move(text).str();
-}
 
 struct SeedResult {
   std::uint64_t seed = 0;
@@ -113,8 +93,8 @@ SeedResult measure(const Fabric& f, const LftSet& lfts, JobSpec job, std::uint64
 
 void run(const LftQualityOptions& o) {
   const Fabric f = build_topology(o.topo);
-  const std::string dump = read_text(o.lfts_dump, "--lfts-dump");
-  const std::string lst = read_text(o.subnet_lst, "--subnet-lst");
+  const std::string dump = read_text_file(o.lfts_dump, "--lfts-dump");
+  const std::string lst = read_text_file(o.subnet_lst, "--subnet-lst");
   const LftSet lfts = lfts_from_opensm_dump(f, dump, lst, o.lfts_dump, o.subnet_lst);
   std::size_t tables = 0;
   for (const NodeIdx s : f.switches()) tables += lfts.has_table(s) ? 1 : 0;

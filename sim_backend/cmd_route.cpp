@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
+#include "routing/path_text.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/splittable_bound.hpp"
 #include "sim_backend/commands.hpp"
@@ -49,13 +50,7 @@ double best_bound(const RouteQuality& q, const std::optional<LpBound>& lp) {
 void write_paths(std::ostream& os, const Fabric& f, const std::vector<Flow>& flows,
                  const std::vector<Path>& paths) {
   for (std::size_t i = 0; i < flows.size(); ++i) {
-    os << f.node(flows[i].src).name << ' ' << f.node(flows[i].dst).name;
-    for (LinkId l : paths[i]) {
-      const Link& ln = f.link(l);
-      if (f.node(ln.from).is_switch())
-        os << ' ' << f.node(ln.from).name << ':' << int{ln.from_port.value()};
-    }
-    os << '\n';
+    os << path_line(f, flows[i].src, flows[i].dst, paths[i]) << '\n';
   }
 }
 

@@ -21,5 +21,6 @@ void add_route_command(CLI::App& app);
 void add_lft_quality_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_paths_command(CLI::App& app);
 
 }  // namespace ibsdn

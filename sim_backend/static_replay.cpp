@@ -29,7 +29,7 @@ std::string job_text(std::uint64_t id) {
   return "job " + std::to_string(id);
 }
 
-void check_jobs(const Fabric& f, std::span<const ReplayJob> jobs) {
+void check_jobs(const Fabric& f, std::span<const ReplayJob> jobs, const std::string& routing) {
   std::set<std::uint64_t> ids;
   std::vector<bool> seen(f.num_nodes(), false);
   for (const ReplayJob& j : jobs) {
@@ -38,6 +38,14 @@ void check_jobs(const Fabric& f, std::span<const ReplayJob> jobs) {
                                   ") before it starts (" + std::to_string(j.start) + ")");
     }
     if (j.id == 0) throw std::invalid_argument("job 0: job ids start at 1");
+    if (!j.algorithm.empty() && routing == "dmodk") {
+      throw std::invalid_argument(job_text(j.id) + ": algorithm '" + j.algorithm +
+                                  "' needs the controller, but the routing is dmodk");
+    }
+    if (!j.algorithm.empty() && !is_algorithm(j.algorithm)) {
+      throw std::invalid_argument(job_text(j.id) + ": algorithm '" + j.algorithm +
+                                  "': no such algorithm");
+    }
     if (!ids.insert(j.id).second) {
       throw std::invalid_argument(job_text(j.id) + ": the id is given twice");
     }
@@ -79,8 +87,7 @@ class Replay {
   Replay(const plugin::Subnet& subnet, const LftSet& lfts, const ReplayConfig& config)
       : subnet_(subnet), lfts_(lfts), config_(config), load_(subnet.fabric) {
     if (config.routing != "dmodk") {
-      const std::vector<std::string> known = algorithm_names();
-      if (std::find(known.begin(), known.end(), config.routing) == known.end()) {
+      if (!is_algorithm(config.routing)) {
         throw std::invalid_argument("routing '" + config.routing +
                                     "': no such algorithm (dmodk, or one of the controller's)");
       }
@@ -124,7 +131,7 @@ class Replay {
       JobStartRequest req;
       req.job = JobId(j.id);
       req.user = "replay";
-      req.algorithm = config_.routing;
+      req.algorithm = j.algorithm.empty() ? config_.routing : j.algorithm;
       req.traffic = j.traffic;
       req.ranks_per_node = config_.ranks_per_node;
       req.mapping = config_.mapping;
@@ -241,7 +248,7 @@ class Replay {
 
 ReplayResult replay_static(const plugin::Subnet& subnet, const LftSet& lfts,
                            std::span<const ReplayJob> jobs, const ReplayConfig& config) {
-  check_jobs(subnet.fabric, jobs);
+  check_jobs(subnet.fabric, jobs, config.routing);
   std::vector<Event> events;
   events.reserve(jobs.size() * 2);
   for (std::size_t i = 0; i < jobs.size(); ++i) {

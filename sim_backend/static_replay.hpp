@@ -33,6 +33,9 @@ struct ReplayJob {
   double end = 0;              // seconds, >= start
   std::vector<NodeIdx> nodes;  // its HCAs in rank-placement order, distinct
   Traffic traffic;             // a pattern (seeded by the job id) or a traffic matrix
+  /// The job's routing algorithm when not the replay's (ReplayConfig::routing), as an operator
+  /// overrides it for one job (job_start's `algorithm`); needs a routing other than dmodk.
+  std::string algorithm;
 };
 
 struct ReplayConfig {
@@ -96,7 +99,8 @@ struct ReplayResult {
 /// `subnet` whose switches hold `lfts`. Throws std::invalid_argument naming the job for a job
 /// that ends before it starts, an id given twice, a node beyond the fabric or given twice, or a
 /// routing the controller does not know; std::runtime_error when a flow cannot be traced (the
-/// LFTs or entries do not deliver it).
+/// LFTs or entries do not deliver it). Also throws std::invalid_argument for a job's own
+/// algorithm that the controller does not know, or any when the routing is dmodk.
 ReplayResult replay_static(const plugin::Subnet& subnet, const LftSet& lfts,
                            std::span<const ReplayJob> jobs, const ReplayConfig& config);
 

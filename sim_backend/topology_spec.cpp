@@ -1,19 +1,15 @@
 #include "sim_backend/topology_spec.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 
 #include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
+#include "sim_backend/text_file.hpp"
 
 namespace ibsdn {
 
@@ -34,19 +30,8 @@ Fabric build_intact(const TopologySpec& spec) {
   if (!spec.megafly.empty())
     return generate_megafly(MegaflyParams::parse(spec.megafly), spec.gpus_per_node, spec.gbps);
   if (!spec.netlist_in.empty()) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(spec.netlist_in, ec)) {
-      throw std::invalid_argument("cannot read netlist '" + spec.netlist_in + "': is a directory");
-    }
-    std::ifstream in(spec.netlist_in, std::ios::binary);
-    if (!in) {
-      throw std::invalid_argument("cannot read netlist '" + spec.netlist_in +
-                                  "': " + std::strerror(errno));
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw std::invalid_argument("error reading netlist '" + spec.netlist_in + "'");
-    Fabric f = parse_netlist(text.view(), spec.netlist_in);
+    const std::string text = read_text_file(spec.netlist_in, "netlist");
+    Fabric f = parse_netlist(text, spec.netlist_in);
     for (NodeIdx h : f.hcas()) f.node(h).gpus = static_cast<std::uint16_t>(spec.gpus_per_node);
     return f;
   }

@@ -17,6 +17,7 @@
 #include "flowtable/guid_text.hpp"
 #include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
+#include "routing/fabric.hpp"
 
 namespace ibsdn {
 namespace {
@@ -166,6 +167,12 @@ NoticeSocketSettings parse_notice_socket(const YamlReader& r, const YAML::Node& 
 }
 
 }  // namespace
+
+const std::string& AlgorithmChoice::for_fabric(const Fabric& f) const {
+  if (f.fat_tree() != nullptr) return fat_tree;
+  if (f.dragonfly() != nullptr) return dragonfly;
+  return other;
+}
 
 std::string_view to_string(LogLevel level) {
   switch (level) {

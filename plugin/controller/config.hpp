@@ -25,11 +25,15 @@ namespace ibsdn {
 enum class LogLevel : std::uint8_t { kError, kWarn, kInfo, kDebug };
 std::string_view to_string(LogLevel level);
 
+class Fabric;  // routing/fabric.hpp
+
 /// Which routing algorithm (a routing/algorithms.def name) serves a job, by recognised topology.
 struct AlgorithmChoice {
   std::string fat_tree = "sdn-optimal";
   std::string dragonfly = "df-global-adaptive";
   std::string other = "minhop";
+  /// The algorithm for a job on `f` that names none, by the layout recognised on `f`.
+  [[nodiscard]] const std::string& for_fabric(const Fabric& f) const;
 };
 
 /// Where the key the SDN MADs carry comes from; resolve_switch_key() (switch_key.hpp) reads it.

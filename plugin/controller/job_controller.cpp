@@ -232,10 +232,7 @@ void JobController::publish() {
 // ---- Helpers ------------------------------------------------------------------------------
 
 std::string JobController::choose_algorithm() const {
-  const Fabric& f = fabric_->subnet.fabric;
-  if (f.fat_tree() != nullptr) return config_.algorithms.fat_tree;
-  if (f.dragonfly() != nullptr) return config_.algorithms.dragonfly;
-  return config_.algorithms.other;
+  return config_.algorithms.for_fabric(fabric_->subnet.fabric);
 }
 
 const Traffic& JobController::current_traffic(const Job& j) const {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -53,6 +54,25 @@ TEST(Subnet, PutsCasBeforeSwitchesWhateverTheGluesOrder) {
   abi.refresh();
   const Subnet got = subnet_from_abi(abi.view);
   for (std::size_t i = 0; i < 16; ++i) EXPECT_TRUE(got.fabric.node(NodeIdx(i)).is_hca());
+}
+
+// OpenSM's node table is ordered by the GUID in network byte order: on x86 n0016 (GUID ...0100)
+// comes before n0001 (...0010). The subnet keeps ascending GUIDs, the generator's (and a replay's)
+// order, on which min-hop's default LFTs depend.
+TEST(Subnet, OrdersNodesByAscendingGuidNotOpenSmsTableOrder) {
+  const Fabric f = small_xgft();
+  test::AbiBuffers abi = test::to_abi(f, sequential_lids(f));
+  const auto network_order = [](std::uint64_t g) { return __builtin_bswap64(g); };
+  std::sort(abi.nodes.begin(), abi.nodes.end(), [&](const osmsdn_node& a, const osmsdn_node& b) {
+    return network_order(a.guid) < network_order(b.guid);
+  });
+  abi.refresh();
+  ASSERT_EQ(std::string(abi.nodes.front().description).substr(0, 5), "n0016");
+  const Subnet got = subnet_from_abi(abi.view);
+  ASSERT_EQ(got.fabric.num_nodes(), f.num_nodes());
+  for (std::size_t i = 0; i < f.num_nodes(); ++i) {
+    EXPECT_EQ(got.fabric.nodes()[i].name, f.nodes()[i].name) << i;
+  }
 }
 
 TEST(Subnet, FallsBackToGuidNamesForMissingOrTakenDescriptions) {

@@ -3,7 +3,13 @@
 // through the LFTs OpenSM dumped (-D 0x43 --dump_files_dir DIR) for the fabric of an ibsim
 // netlist, overridden by the flow tables read back from the switches (`ibsdnctl --json flows
 // --from-switch`), and requires the same hops and the same "flow entry or LFT" marks.
-// Exit 0 when every route matches, 1 when one differs, 2 on bad input.
+// With --paths FILE instead of --routes, it traces the flows of `ibsdn-sim paths` output (a
+// replay's paths for the same jobs) through those tables and prints them in the same form, line
+// for line: "job ID" lines as they are, each flow "SRC DST SWITCH:PORT ..." as this fabric
+// carries it, its own '#' comments instead of the file's; `diff` against the replay's output
+// without its '#' lines shows every flow the two route differently.
+// Exit 0 when every route matches (--paths: every flow is delivered), 1 when one differs (is not
+// delivered), 2 on bad input.
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
@@ -18,6 +24,7 @@
 #include "routing/flow_compiler.hpp"
 #include "routing/lft.hpp"
 #include "routing/netlist.hpp"
+#include "routing/path_text.hpp"
 
 namespace {
 
@@ -25,6 +32,42 @@ using nlohmann::json;
 
 std::uint64_t parse_guid(const std::string& text) {
   return std::stoull(text, nullptr, 16);
+}
+
+/// --paths: the flows of FILE traced through `lfts` and `to`'s tables, printed as path lines.
+int retrace_paths(const ibsdn::Fabric& f, const ibsdn::LftSet& lfts, const ibsdn::TraceOptions& to,
+                  const std::string& text, const std::string& header) {
+  std::cout << "# " << header << "\n";
+  std::istringstream lines(text);
+  std::size_t line_no = 0;
+  std::size_t failures = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++line_no;
+    if (line.empty() || line.starts_with("job ")) {
+      std::cout << line << "\n";
+      continue;
+    }
+    if (line.starts_with("#")) continue;
+    std::istringstream words(line);
+    std::string src;
+    std::string dst;
+    words >> src >> dst;
+    const auto s = f.find(src);
+    const auto d = f.find(dst);
+    if (dst.empty() || !s || !d || !f.node(*s).is_hca() || !f.node(*d).is_hca()) {
+      std::cerr << "osmsdn-route-check: --paths line " << line_no
+                << ": expected 'SRC DST ...' with two HCAs of the netlist: " << line << "\n";
+      return 2;
+    }
+    const ibsdn::Trace t = ibsdn::trace(f, lfts, *s, *d, to);
+    if (!t.ok()) {
+      ++failures;
+      std::cout << src << " " << dst << " not delivered: " << t.error << "\n";
+      continue;
+    }
+    std::cout << ibsdn::path_line(f, *s, *d, t.path) << "\n";
+  }
+  return failures == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -35,17 +78,27 @@ int main(int argc, char** argv) {
   std::string dump_dir;
   std::string switch_flows;
   std::string routes;
+  std::string paths;
   app.add_option("--netlist", netlist, "ibsim netlist of the fabric")->required();
   app.add_option("--dump-dir", dump_dir, "OpenSM's --dump_files_dir")->required();
   app.add_option("--switch-flows", switch_flows, "ibsdnctl --json flows --from-switch output")
       ->required();
-  app.add_option("--routes", routes, "ibsdnctl --json route responses, one per line")->required();
+  auto* routes_opt =
+      app.add_option("--routes", routes, "ibsdnctl --json route responses, one per line");
+  app.add_option("--paths", paths,
+                 "ibsdn-sim paths output: trace its flows and print them in its form")
+      ->excludes(routes_opt);
   CLI11_PARSE(app, argc, argv);
+  if (routes.empty() == paths.empty()) {
+    std::cerr << "osmsdn-route-check: give --routes or --paths\n";
+    return 2;
+  }
 
   ibsdn::Fabric f;
   ibsdn::LftSet lfts;
   std::shared_ptr<const ibsdn::FlowTables> tables;
   std::vector<json> reported;
+  std::string paths_text;
   try {
     lfts = ibsdn::tools::load_netlist_and_dump(netlist, dump_dir, f);
     std::map<std::uint64_t, ibsdn::NodeIdx> by_guid;
@@ -62,9 +115,13 @@ int main(int argc, char** argv) {
       }
     }
     tables = std::make_shared<const ibsdn::FlowTables>(ibsdn::build_flow_tables(entries));
-    std::istringstream lines(ibsdn::tools::read_file(routes));
-    for (std::string line; std::getline(lines, line);) {
-      if (!line.empty()) reported.push_back(json::parse(line));
+    if (!routes.empty()) {
+      std::istringstream lines(ibsdn::tools::read_file(routes));
+      for (std::string line; std::getline(lines, line);) {
+        if (!line.empty()) reported.push_back(json::parse(line));
+      }
+    } else {
+      paths_text = ibsdn::tools::read_file(paths);
     }
   } catch (const std::exception& e) {
     std::cerr << "osmsdn-route-check: " << e.what() << "\n";
@@ -73,6 +130,11 @@ int main(int argc, char** argv) {
 
   ibsdn::TraceOptions to;
   to.override_port = ibsdn::flow_table_override(tables);
+  if (!paths.empty()) {
+    return retrace_paths(f, lfts, to, paths_text,
+                         "osmsdn-route-check --paths: traced through " + dump_dir +
+                             "/opensm-lfts.dump and the tables of " + switch_flows);
+  }
   std::size_t failures = 0;
   std::size_t by_entry = 0;
   for (const json& r : reported) {

@@ -85,6 +85,11 @@
 #                                  Starts AGENT ARG... --num-ports PORTS --log $WORK/agent-NAME.log
 #                                  at each switch NAME of NETFILE (tracked as agent-NAME) and waits
 #                                  (10 s each) until it has attached; AGENTS_STARTED: how many.
+#   ibsdn_programs BUILD_DIR       After ibsim_lib_init, for a script that runs the product: sets
+#                                  sim, agent, ctl and check to ibsdn-sim, ibsdn-switch-agent,
+#                                  ibsdnctl and osmsdn-route-check in BUILD_DIR, OPENSM_PLUGIN_DIR
+#                                  to its plugin/ (libosmsdn.so) and exports IBSDN_SOCKET
+#                                  ($WORK/notice.sock); skips (77) if one of them is not built.
 #
 # Cleanup (EXIT trap; INT exits 130, TERM 143): runs the ibsim_lib_at_exit commands, stops every
 # tracked process newest first (TERM, then KILL after PROC_STOP_TIMEOUT s), closes ibsim's
@@ -449,4 +454,18 @@ agents_start() {
   done
   # shellcheck disable=SC2034  # for the caller
   AGENTS_STARTED=${#switches[@]}
+}
+
+# shellcheck disable=SC2034  # sim, agent, ctl, check, OPENSM_PLUGIN_DIR: for the caller
+ibsdn_programs() {
+  local build=${1:?usage: ibsdn_programs BUILD_DIR} f
+  sim=$build/sim_backend/ibsdn-sim
+  agent=$build/mad/agent/ibsdn-switch-agent
+  ctl=$build/cli/ibsdnctl
+  check=$build/plugin/osmsdn-route-check
+  for f in "$sim" "$agent" "$ctl" "$check" "$build/plugin/libosmsdn.so"; do
+    [[ -e $f ]] || skip "$f not built"
+  done
+  OPENSM_PLUGIN_DIR=$build/plugin
+  export IBSDN_SOCKET=$WORK/notice.sock
 }

@@ -9,6 +9,7 @@
 #include "routing/algorithm.hpp"
 #include "routing/dragonfly.hpp"
 #include "routing/lft.hpp"
+#include "routing/path_text.hpp"
 #include "routing/xgft.hpp"
 #include "tests/unit/all_pairs.hpp"
 #include "tests/unit/file_line_error_expect.hpp"
@@ -117,6 +118,31 @@ TEST(LftDump, HandWrittenDump_ParsesLidsAndTables) {
   EXPECT_EQ(f.link(t.path[0]).to, a);
   EXPECT_EQ(f.link(t.path[1]).from_port, port(3));
   EXPECT_EQ(f.link(t.path[2]).to, *f.find("h3"));
+}
+
+// A replay numbers its ports as OpenSM did from the subnet list alone (ibsdn-sim paths).
+TEST(LftDump, SubnetListAlone_GivesTheLidsOfTheWholeDump) {
+  const Fabric f = small_fabric();
+  const LidMap lids = lids_from_opensm_subnet_list(f, kSubnetLst);
+  const LftSet s = lfts_from_opensm_dump(f, kLftsDump, kSubnetLst);
+  for (const char* name : {"h1", "h2", "h3", "swA", "swB"}) {
+    EXPECT_EQ(lids.lid(*f.find(name)), s.lids.lid(*f.find(name))) << name;
+  }
+  EXPECT_EQ(lids.lid(*f.find("swB")), lid(5));
+  const std::string other = replaced(kSubnetLst, "LID:0005 PN:01", "LID:0006 PN:01");
+  testing_errors::expect_file_line_error<DumpError>(
+      [&] { (void)lids_from_opensm_subnet_list(f, other, "S.lst"); }, "S.lst", 4, "LID");
+}
+
+// The one path text: both hosts, then each switch with the port the path leaves it by.
+TEST(PathText, PathLine_NamesEverySwitchAndItsOutputPort) {
+  const Fabric f = small_fabric();
+  const LftSet s = lfts_from_opensm_dump(f, kLftsDump, kSubnetLst);
+  const Trace t = trace(f, s, *f.find("h1"), *f.find("h3"));
+  ASSERT_TRUE(t.ok()) << t.error;
+  EXPECT_EQ(path_line(f, *f.find("h1"), *f.find("h3"), t.path), "h1 h3 swA:3 swB:1");
+  const Trace local = trace(f, s, *f.find("h2"), *f.find("h1"));
+  EXPECT_EQ(path_line(f, *f.find("h2"), *f.find("h1"), local.path), "h2 h1 swA:1");
 }
 
 TEST(LftDump, CrlfAndBlankLines_AreAccepted) {

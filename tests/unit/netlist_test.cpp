@@ -150,6 +150,35 @@ TEST(Netlist, RecognisesXgftCabledInShuffledPortAndRecordOrder) {
   }
 }
 
+// A netlist in any record order, put in subnet order, is the fabric the plugin builds from
+// OpenSM's view: HCAs by node GUID, then switches by node GUID, every cable kept, its cables
+// numbered alike (the generator's order is already that order).
+TEST(Netlist, InSubnetOrder_IsTheGeneratorsOrderWhateverTheRecordOrder) {
+  std::mt19937 rng(7);
+  const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
+  std::vector<NodeSpec> nodes = nodes_of(f);
+  std::shuffle(nodes.begin(), nodes.end(), rng);
+  std::vector<CableSpec> cables = cables_of(f);
+  std::shuffle(cables.begin(), cables.end(), rng);
+  const Fabric g = in_subnet_order(parse_netlist(export_ibsim_netlist(build(nodes, cables)), "s"));
+  ASSERT_EQ(g.num_nodes(), f.num_nodes());
+  for (std::size_t i = 0; i < f.num_nodes(); ++i) {
+    EXPECT_EQ(g.nodes()[i].name, f.nodes()[i].name) << i;
+    EXPECT_EQ(g.nodes()[i].guid, f.nodes()[i].guid) << i;
+  }
+  ASSERT_EQ(g.num_links(), f.num_links());
+  const Fabric h = in_subnet_order(f);
+  for (std::size_t l = 0; l < f.num_links(); ++l) {
+    const Link& a = h.links()[l];
+    const Link& b = g.links()[l];
+    EXPECT_EQ(std::tie(a.from, a.from_port, a.to, a.to_port),
+              std::tie(b.from, b.from_port, b.to, b.to_port))
+        << l;
+  }
+  EXPECT_EQ(cable_set(g), cable_set(f));
+  EXPECT_EQ(g.level(*g.find("l2s001")), 2);
+}
+
 TEST(Netlist, RejectsARingOfSwitchesWithAReason) {
   std::vector<NodeSpec> nodes;
   std::vector<CableSpec> cables;

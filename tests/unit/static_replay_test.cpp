@@ -94,6 +94,19 @@ TEST(StaticReplay, Controller_RoutesTheSecondRingAroundTheFirstWithEntriesOnTheS
   EXPECT_GT(r.peak_entries, 0u);
 }
 
+// job_start's algorithm for one job: the second ring asks for dmodk and takes the first one's
+// up-link as on the LFTs, where the replay's routing (sdn-greedy) routes it around.
+TEST(StaticReplay, JobsOwnAlgorithm_RoutesThatJobInsteadOfTheReplays) {
+  const SmallTree t;
+  std::vector<ReplayJob> jobs = colliding_jobs(t);
+  jobs[1].algorithm = "dmodk";
+  const ReplayResult r = replay_static(t.subnet, t.lfts, jobs, config("sdn-greedy"));
+  const std::vector<std::pair<double, double>> want = {{0, 1}, {5, 2}, {10, 1}, {20, 0}};
+  EXPECT_EQ(steps(r), want);
+  EXPECT_EQ(r.jobs[1].entries, 0u);
+  EXPECT_EQ(r.jobs[1].status, "ok");
+}
+
 TEST(StaticReplay, TablesTooSmall_LeaveAThirdRingOnTheLftsWhereItCollides) {
   const SmallTree t;
   // A third ring from leaf 0 whose DmodK route takes the same up-link again (host 12).
@@ -220,8 +233,14 @@ TEST(StaticReplay, BadJobs_AreRefusedNamingTheJob) {
   ReplayJob on_switch = ring_job(t, 4, 0, 5, {0});
   on_switch.nodes.push_back(t.subnet.fabric.switches().front());
   refused({on_switch}, "job 4: node");
+  ReplayJob own = ring_job(t, 5, 0, 5, {0, 4});
+  own.algorithm = "sdn-greedy";
+  refused({own}, "job 5: algorithm 'sdn-greedy' needs the controller");
   ReplayConfig c = config("no-such-routing");
   EXPECT_THROW(replay_static(t.subnet, t.lfts, colliding_jobs(t), c), std::invalid_argument);
+  own.algorithm = "no-such-routing";
+  EXPECT_THROW(replay_static(t.subnet, t.lfts, std::vector<ReplayJob>{own}, config("sdn-greedy")),
+               std::invalid_argument);
 }
 
 }  // namespace
