@@ -1,5 +1,5 @@
 // ibsdn-sim run: every run of a scenario file (docs/simulation.md), in parallel, with a summary
-// table on stdout and CSV + JSON in --out.
+// table on stdout, CSV + JSON in --out and the plots in --out/plots.
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim_backend/commands.hpp"
+#include "sim_backend/plots.hpp"
 #include "sim_backend/run_report.hpp"
 #include "sim_backend/scenario.hpp"
 #include "sim_backend/scenario_runner.hpp"
@@ -31,6 +32,7 @@ struct RunOptions {
   std::vector<std::size_t> only;
   bool list = false;
   bool quiet = false;
+  bool no_plots = false;
 };
 
 /// Progress of the runs, shown on stderr once they take over a second: a bar redrawn in place on
@@ -74,8 +76,8 @@ class Progress {
     for (std::size_t i = 0; i < done_.size(); ++i) {
       const std::size_t t = total_[i].load(std::memory_order_relaxed);
       if (t > 0) {
-        sum += static_cast<double>(done_[i].load(std::memory_order_relaxed)) /
-               static_cast<double>(t);
+        sum +=
+            static_cast<double>(done_[i].load(std::memory_order_relaxed)) / static_cast<double>(t);
       }
     }
     return done_.empty() ? 1.0 : sum / static_cast<double>(done_.size());
@@ -164,6 +166,34 @@ std::vector<RunRecord> run_all(const Scenario& s, const std::vector<std::size_t>
   return records;
 }
 
+/// The plots (plots.hpp) in OUT/plots. gnuplot missing or failing is a warning: the CSV files
+/// hold the results.
+void plot(const Scenario& s, const std::vector<RunRecord>& records, const std::string& out,
+          unsigned threads, bool quiet) {
+  const PlotSet set = make_plots(s, records);
+  // A few hundred milliseconds per script: say why a large sweep is still busy.
+  if (!quiet && set.scripts.size() > 8) {
+    std::fprintf(stderr, "ibsdn-sim: run: rendering %zu plots with gnuplot\n", set.scripts.size());
+  }
+  for (const std::string& note : set.notes) {
+    std::fprintf(stderr, "ibsdn-sim: run: %s\n", note.c_str());
+  }
+  PlotOutput written;
+  try {
+    RenderOptions render;
+    render.jobs = threads;
+    written = write_plots(set, out, render);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ibsdn-sim: run: %s\n", e.what());
+    throw CLI::RuntimeError(2);
+  }
+  for (const std::string& w : written.warnings) {
+    std::fprintf(stderr, "ibsdn-sim: run: warning: %s\n", w.c_str());
+  }
+  std::cout << "plots: " << written.dir.string() << " (" << written.images.size() << " images, "
+            << set.scripts.size() << " gnuplot scripts)" << std::endl;
+}
+
 /// Exit codes: 0 every run ok; 1 a run failed or its SWML exceeded DmodK's; 2 a bad scenario,
 /// option or output directory.
 void run(const RunOptions& o) {
@@ -212,12 +242,16 @@ void run(const RunOptions& o) {
   std::cout << "wrote";
   for (const auto& f : files) std::cout << ' ' << f.string();
   std::cout << std::endl;
+  if (!o.no_plots) {
+    plot(s, records, o.out, o.threads != 0 ? o.threads : std::thread::hardware_concurrency(),
+         o.quiet);
+  }
   bool ok = true;
   for (const RunRecord& r : records) {
     if (r.ok()) continue;
     ok = false;
-    std::fprintf(stderr, "ibsdn-sim: run %zu%s%s: %s\n", r.run.index, r.run.label.empty() ? "" : " ",
-                 r.run.label.c_str(), r.status().c_str());
+    std::fprintf(stderr, "ibsdn-sim: run %zu%s%s: %s\n", r.run.index,
+                 r.run.label.empty() ? "" : " ", r.run.label.c_str(), r.status().c_str());
   }
   if (!ok) throw CLI::RuntimeError(1);
 }
@@ -229,17 +263,22 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "run", "run a scenario file (every run of its sweeps) under seed 002's static load model");
   cmd->add_option("scenario", o->scenario, "scenario YAML file (docs/simulation.md)")->required();
-  cmd->add_option("--out", o->out, "directory for summary.csv, swml.csv, jobs.csv, links.csv, "
-                                    "results.json (created if missing)");
-  cmd->add_option("-j,--jobs", o->threads, "runs at once (default: one per core)")
+  cmd->add_option("--out", o->out,
+                  "directory for summary.csv, swml.csv, jobs.csv, links.csv, "
+                  "results.json and plots/ (created if missing)");
+  cmd->add_option("-j,--jobs", o->threads,
+                  "runs, and then gnuplot processes, at once (default: one per core)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--run", o->only, "only run N of the sweep (from 0, see --list); repeatable")
       ->allow_extra_args(false);
   cmd->add_flag("--list", o->list, "print the runs the scenario expands to and exit");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
+  cmd->add_flag("--no-plots", o->no_plots,
+                "no plots/ directory (gnuplot scripts, data, PNG and SVG images)");
   cmd->footer(
       "Exit codes: 0 every run ok; 1 a run failed, or a routing's SWML exceeded DmodK's at some\n"
-      "time (the files are written all the same); 2 a bad scenario, option or output directory.");
+      "time (the files are written all the same); 2 a bad scenario, option or output directory.\n"
+      "Plots need gnuplot on PATH; without it a warning, and the exit code is unchanged.");
   cmd->callback([o]() { run(*o); });
 }
 

@@ -225,6 +225,7 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   subnet.lids = sequential_lids(subnet.fabric);
   const DefaultTables tables = default_tables(subnet.fabric, subnet.lids);
   out.topology = tables.topology;
+  out.lft_routing = tables.algorithm;
 
   const std::vector<WorkloadJob> jobs = workload_jobs(run, out.counts);
   const auto nodes = allocate(run, subnet.fabric, jobs);
@@ -255,7 +256,8 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   cfg.flow_level = run.flow_level;
   cfg.ranks_per_node = run.ranks_per_node;
   cfg.mapping = run.placement;
-  if (hooks.progress) cfg.progress = [&](std::size_t done, std::size_t) { hooks.progress(done, total); };
+  if (hooks.progress)
+    cfg.progress = [&](std::size_t done, std::size_t) { hooks.progress(done, total); };
   enter(RunPart::kReplay);
   out.replay = replay_static(subnet, tables.lfts, replay_jobs, cfg);
   if (baseline) {

@@ -28,11 +28,11 @@ struct WorkloadJob {
 
 /// What the workload gave, and what became of it.
 struct WorkloadCounts {
-  std::size_t read = 0;         // jobs in the trace / generated / listed
-  std::size_t selected = 0;     // passed seed 002's filters (all of them for explicit jobs)
-  std::size_t placed = 0;       // got their nodes at their start time
-  std::size_t not_placed = 0;   // too few free nodes then (the trace oversubscribes the hosts)
-  std::size_t no_traffic = 0;   // placed, but their traffic could not be built (the status says)
+  std::size_t read = 0;        // jobs in the trace / generated / listed
+  std::size_t selected = 0;    // passed seed 002's filters (all of them for explicit jobs)
+  std::size_t placed = 0;      // got their nodes at their start time
+  std::size_t not_placed = 0;  // too few free nodes then (the trace oversubscribes the hosts)
+  std::size_t no_traffic = 0;  // placed, but their traffic could not be built (the status says)
 };
 
 /// A step where the routing's SWML exceeds the DmodK baseline's at the same time.
@@ -52,6 +52,9 @@ struct LinkStats {
 struct RunOutcome {
   ScenarioRun run;
   std::string topology;  // as recognize_topology() describes the built fabric
+  /// What the LFTs hold (default_tables()): "dmodk" on a fat-tree, "minhop" elsewhere. The
+  /// baseline (called DmodK throughout, as in seed 002) is these LFTs.
+  std::string lft_routing;
   WorkloadCounts counts;
   std::vector<std::string> job_patterns;  // per replayed job (replay.jobs order), the pattern
   ReplayResult replay;                    // the run's routing
@@ -61,7 +64,8 @@ struct RunOutcome {
   double avg_pjml = 0, max_pjml = 0, dmodk_avg_pjml = 0, dmodk_max_pjml = 0;
   /// Switch-to-switch links' mean loads, for the routing and the baseline.
   LinkStats links, dmodk_links;
-  /// Where the routing's SWML exceeds DmodK's (must be empty: the SWML check).
+  /// Where the routing's SWML exceeds the baseline's. The SWML check: must be empty when the
+  /// LFTs are DmodK (seed 002's claim on fat-trees); on other fabrics it is reported only.
   std::vector<SwmlExcess> above_dmodk;
 };
 
@@ -81,7 +85,7 @@ std::vector<WorkloadJob> workload_jobs(const ScenarioRun& run, WorkloadCounts& c
 enum class RunPart : std::uint8_t {
   kPrepare,   // the fabric, its default LFTs, the workload's jobs and their allocation
   kReplay,    // replay_static() with the run's routing
-  kBaseline,  // the DmodK replay (runs whose routing is not dmodk)
+  kBaseline,  // the baseline replay over the default LFTs (runs whose routing is not dmodk)
   kSummary,   // PJML, link statistics, the SWML check
 };
 
