@@ -19,9 +19,10 @@
 // (getrusage through wait4, per case: it includes the bench's few MiB from before the fork). A
 // child that exceeds --mem-gib (RLIMIT_AS) or --case-seconds fails alone, and the table says so.
 //
-//   replay_bench                     both parts (about 5 minutes on 2 cores)
+//   replay_bench                     both parts (about 10 minutes on 2 loaded cores)
 //   replay_bench --only replay       part 1; --only scale: part 2
-//   replay_bench --quick             3dnn only, sdn-greedy-weighted only; dragonfly g = 9 and 33
+//   replay_bench --quick             3dnn only, sdn-greedy-weighted only; dragonfly g = 9 and 17
+//                                    (about 20 s: the benchmark smoke run, scripts/test.sh)
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -342,7 +343,8 @@ Measured measure_run(const ScenarioRun& run, int reps, const ChildLimits& limits
 
 constexpr double kTargetSeconds = 10;  // issue 11: the 1000-job Curie replay under 10 s
 
-void replay_part(const std::string& scenario_path, bool quick, int reps,
+/// Returns whether every case finished (a limit or an error fails a case).
+bool replay_part(const std::string& scenario_path, bool quick, int reps,
                  const ChildLimits& limits) {
   const Scenario scenario = load_scenario(scenario_path);
   // One run per pattern of the scenario (its routing sweep is replaced by the bench's own).
@@ -391,9 +393,13 @@ void replay_part(const std::string& scenario_path, bool quick, int reps,
   }
   for (Row& row : rows) row.alone = &alone[row.pattern];
 
-  std::printf("\nTime\n%-8s %-20s %5s %7s | %6s %6s %6s %6s %7s | %7s %6s | %7s %7s\n", "pattern",
-              "routing", "jobs", "flows", "prep s", "repl s", "dmodk", "summ", "total s", "cpu s",
-              "cpu/dk", "wall/dk", "repl/dk");
+  std::printf(
+      "\nTime (wall: prep, repl, dmodk, summ, total; cpu: repl, dmodk, total; run/dk = the run's\n"
+      "total against dmodk-only's, wall and CPU; r/d cpu = its replay part against its DmodK "
+      "part)\n"
+      "%-8s %-20s %5s %7s | %5s %6s %5s %5s %6s | %6s %5s %6s | %6s %6s | %7s\n",
+      "pattern", "routing", "jobs", "flows", "prep", "repl", "dmodk", "summ", "total", "repl",
+      "dmodk", "total", "run/dk", "cpu", "r/d cpu");
   const auto time_row = [](const std::string& pattern, const std::string& routing,
                            const Measured& m, const Measured* ref) {
     if (!m.failure.empty()) {
@@ -401,17 +407,23 @@ void replay_part(const std::string& scenario_path, bool quick, int reps,
                   m.failure.c_str());
       return;
     }
-    std::printf("%-8s %-20s %5.0f %7.0f | %6.2f %6.2f %6s %6.2f %7.2f | %7.2f", pattern.c_str(),
-                routing.c_str(), m.last.num("placed"), m.last.num("flows"), m.med("prepare.s"),
-                m.med("replay.s"),
-                m.samples.count("dmodk.s") ? fixed(m.med("dmodk.s"), 2).c_str() : "-",
-                m.med("summary.s"), m.med("total.s"), m.med("total.cpu"));
+    const bool baseline = m.samples.count("dmodk.s") > 0;
+    const auto or_dash = [baseline](double v, int width) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%*s", width, baseline ? fixed(v, 2).c_str() : "-");
+      return std::string(buf);
+    };
+    std::printf("%-8s %-20s %5.0f %7.0f | %5.2f %6.2f %s %5.2f %6.2f | %6.2f %s %6.2f |",
+                pattern.c_str(), routing.c_str(), m.last.num("placed"), m.last.num("flows"),
+                m.med("prepare.s"), m.med("replay.s"), or_dash(m.med("dmodk.s"), 5).c_str(),
+                m.med("summary.s"), m.med("total.s"), m.med("replay.cpu"),
+                or_dash(m.med("dmodk.cpu"), 5).c_str(), m.med("total.cpu"));
     if (ref != nullptr && ref->failure.empty()) {
-      std::printf(" %6.1f | %7.1f %7.1f\n", ratio(m.med("total.cpu"), ref->med("total.cpu")),
-                  ratio(m.med("total.s"), ref->med("total.s")),
-                  ratio(m.med("replay.s"), m.med("dmodk.s")));
+      std::printf(" %6.1f %6.1f | %7.1f\n", ratio(m.med("total.s"), ref->med("total.s")),
+                  ratio(m.med("total.cpu"), ref->med("total.cpu")),
+                  ratio(m.med("replay.cpu"), m.med("dmodk.cpu")));
     } else {
-      std::printf(" %6s | %7s %7s\n", "", "", "");
+      std::printf(" %6s %6s | %7s\n", "", "", "");
     }
   };
   for (const auto& [pattern, m] : alone) time_row(pattern, "dmodk-only", m, nullptr);
@@ -455,6 +467,9 @@ void replay_part(const std::string& scenario_path, bool quick, int reps,
                 kTargetSeconds, row.pattern.c_str(), row.routing.c_str(), t, row.m.med("total.cpu"),
                 t < kTargetSeconds ? "met" : "NOT MET");
   }
+  const auto failed = [](const Measured& m) { return !m.failure.empty(); };
+  return std::none_of(rows.begin(), rows.end(), [&](const Row& r) { return failed(r.m); }) &&
+         std::none_of(alone.begin(), alone.end(), [&](const auto& a) { return failed(a.second); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -552,7 +567,8 @@ void scale_case(int groups, double lft_seconds, Report& r) {
   r.set("lft_swml", res.max_swml);
 }
 
-void scale_part(const std::vector<int>& groups, double lft_seconds, const ChildLimits& limits) {
+/// Returns whether every size finished (a size the LIDs rule out for the LFT path finishes).
+bool scale_part(const std::vector<int>& groups, double lft_seconds, const ChildLimits& limits) {
   std::printf("\n== Scale: one stencil4d job on every host of dragonfly(%d,%d,%d,g) ==\n",
               kHostsPerRouter, kRoutersPerGroup, kGlobalPorts);
   std::printf(
@@ -580,6 +596,7 @@ void scale_part(const std::vector<int>& groups, double lft_seconds, const ChildL
     double cpu = 0;
   };
   std::vector<TableTime> table_times;
+  bool all_finished = true;
   for (const int g : groups) {
     const ChildResult c = in_child(limits, [&](Report& r) { scale_case(g, lft_seconds, r); });
     const Report& r = c.report;
@@ -622,7 +639,10 @@ void scale_part(const std::vector<int>& groups, double lft_seconds, const ChildL
               fixed(mib(r.num("lft_entries")), 0) + " MiB)";
     }
     if (r.has("lft_limit")) note += "; no LFT path: " + r.text("lft_limit");
-    if (!c.failure.empty()) note += "; FAILED: " + c.failure;
+    if (!c.failure.empty()) {
+      note += "; FAILED: " + c.failure;
+      all_finished = false;
+    }
     notes.push_back(note);
   }
   for (const std::string& n : notes) std::printf("%s\n", n.c_str());
@@ -643,7 +663,7 @@ void scale_part(const std::vector<int>& groups, double lft_seconds, const ChildL
       lids_of(1), kMaxUnicastLid.value(), max_g, max_g * kRoutersPerGroup * kHostsPerRouter,
       lids_of(full), lids_of(full) / kMaxUnicastLid.value(), lft_bytes / (1 << 30),
       memory / (1 << 30));
-  if (table_times.size() >= 2) {
+  if (table_times.size() >= 2 && table_times.back().g < max_g) {
     const TableTime& a = table_times[table_times.size() - 2];
     const TableTime& b = table_times.back();
     const double k = std::log(b.cpu / a.cpu) / std::log(static_cast<double>(b.g) / a.g);
@@ -652,6 +672,7 @@ void scale_part(const std::vector<int>& groups, double lft_seconds, const ChildL
         "  allow) that is about %.0f s.\n",
         k, a.g, b.g, max_g, b.cpu * std::pow(max_g / b.g, k));
   }
+  return all_finished;
 }
 
 void print_load(const char* when) {
@@ -674,7 +695,7 @@ int main(int argc, char** argv) {
   int reps = 1;
   ChildLimits limits;
   app.add_option("--only", only, "run one part")->check(CLI::IsMember({"replay", "scale"}));
-  app.add_flag("--quick", quick, "3dnn with sdn-greedy-weighted; dragonfly g = 9, 33");
+  app.add_flag("--quick", quick, "3dnn with sdn-greedy-weighted; dragonfly g = 9, 17");
   app.add_option("--scenario", scenario, "the replay's scenario")->capture_default_str();
   app.add_option("--reps", reps, "timing runs per replay row (median)")
       ->check(CLI::Range(1, 15))
@@ -689,15 +710,19 @@ int main(int argc, char** argv) {
   app.add_option("--case-seconds", limits.seconds, "time limit of each child")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  if (groups.empty()) groups = quick ? std::vector<int>{9, 33} : std::vector<int>{33, 65, 960};
+  if (groups.empty()) groups = quick ? std::vector<int>{9, 17} : std::vector<int>{33, 65, 960};
   print_load("at the start");
+  bool finished = true;
   try {
-    if (only.empty() || only == "replay") replay_part(scenario, quick, reps, limits);
-    if (only.empty() || only == "scale") scale_part(groups, lft_seconds, limits);
+    if (only.empty() || only == "replay") finished = replay_part(scenario, quick, reps, limits);
+    if (only.empty() || only == "scale") {
+      finished = scale_part(groups, lft_seconds, limits) && finished;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "replay_bench: %s\n", e.what());
     return 1;
   }
   print_load("at the end");
-  return 0;
+  if (!finished) std::fprintf(stderr, "replay_bench: a case did not finish (the tables say why)\n");
+  return finished ? 0 : 1;
 }
