@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "bench/alloc_counter.hpp"
+#include "bench/median.hpp"
 #include "plugin/controller/job_flows.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/default_tables.hpp"
@@ -58,6 +59,8 @@
 
 namespace ibsdn {
 namespace {
+
+using bench::median;
 
 using Clock = std::chrono::steady_clock;
 
@@ -296,12 +299,6 @@ void replay_case(const ScenarioRun& run, bool count_heap, Report& r) {
   r.set("max_pjml", out.max_pjml);
   r.set("dmodk_max_pjml", out.dmodk_max_pjml);
   r.set("above_dmodk", static_cast<double>(out.above_dmodk.size()));
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 /// A run measured: per key the timing children's samples (medians printed), the heap child's
