@@ -8,6 +8,10 @@ namespace {
 
 std::atomic<std::size_t> g_live{0};
 std::atomic<std::size_t> g_peak{0};
+std::atomic<bool> g_counting{true};
+// Blocks allocated while counting was off carry this bit in their size header, so that freeing
+// them later does not subtract what was never added.
+constexpr std::size_t kUncounted = std::size_t{1} << (sizeof(std::size_t) * 8 - 1);
 
 // Every block carries its size in a header so operator delete can subtract it.
 constexpr std::size_t kHeader = alignof(std::max_align_t);
@@ -15,6 +19,10 @@ constexpr std::size_t kHeader = alignof(std::max_align_t);
 void* counted_alloc(std::size_t n) {
   void* raw = std::malloc(n + kHeader);
   if (!raw) throw std::bad_alloc();
+  if (!g_counting.load(std::memory_order_relaxed)) {
+    *static_cast<std::size_t*>(raw) = n | kUncounted;
+    return static_cast<char*>(raw) + kHeader;
+  }
   *static_cast<std::size_t*>(raw) = n;
   const std::size_t live = g_live.fetch_add(n) + n;
   std::size_t peak = g_peak.load();
@@ -26,7 +34,8 @@ void* counted_alloc(std::size_t n) {
 void counted_free(void* p) noexcept {
   if (!p) return;
   void* raw = static_cast<char*>(p) - kHeader;
-  g_live.fetch_sub(*static_cast<std::size_t*>(raw));
+  const std::size_t n = *static_cast<std::size_t*>(raw);
+  if ((n & kUncounted) == 0) g_live.fetch_sub(n);
   std::free(raw);
 }
 
@@ -61,6 +70,9 @@ std::size_t peak_bytes() {
 }
 void reset_peak() {
   g_peak.store(g_live.load());
+}
+void set_counting(bool on) {
+  g_counting.store(on);
 }
 
 }  // namespace ibsdn::bench

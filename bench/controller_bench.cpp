@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/median.hpp"
 #include "plugin/abi_fabric.hpp"
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/sdn_engine.hpp"
@@ -30,6 +31,8 @@
 namespace ibsdn::plugin {
 namespace {
 
+using bench::median;
+
 using Clock = std::chrono::steady_clock;
 
 struct Case {
@@ -38,11 +41,6 @@ struct Case {
   const char* pattern;
   std::uint32_t nodes;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void run_case(const Case& c, int reps) {
   const Fabric generated = generate_xgft(XgftParams::parse(c.xgft));

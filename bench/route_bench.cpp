@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bench/alloc_counter.hpp"
+#include "bench/median.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/flow_compiler.hpp"
 #include "routing/lft.hpp"
@@ -22,6 +23,8 @@
 
 namespace ibsdn {
 namespace {
+
+using bench::median;
 
 struct Topo {
   const char* label;
@@ -188,11 +191,6 @@ void compiler_table(bool quick) {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 /// The graph alone, as the sdn engine receives it: no layout until recognize_xgft finds one.

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/median.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/lft.hpp"
@@ -35,6 +36,8 @@
 namespace ibsdn {
 namespace {
 
+using bench::median;
+
 // Curie's tree (seed 002 Table I, as in route_bench).
 const char* const kCurie = "3;15,15,30;1,15,15";
 
@@ -47,11 +50,6 @@ struct Ratios {
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 double geomean(const std::vector<double>& v) {

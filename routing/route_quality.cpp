@@ -5,7 +5,6 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
-#include <unordered_set>
 
 #include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
@@ -60,10 +59,12 @@ std::string gbytes(double bytes) {
 
 VolumeBound volume_lower_bound(const Fabric& f, std::span<const Flow> flows) {
   VolumeBound b;
-  const auto consider = [&b](double seconds, const std::string& what) {
+  // The text is made only for a new maximum: the controller evaluates every job it places, and
+  // formatting one per host and subtree was most of this function's time on a 6750-host tree.
+  const auto consider = [&b](double seconds, const auto& what) {
     if (seconds > b.seconds) {
       b.seconds = seconds;
-      b.binding = what;
+      b.binding = what();
     }
   };
   // Host terms: every byte crosses the host's cable (the HCA's first cabled port).
@@ -78,9 +79,10 @@ VolumeBound volume_lower_bound(const Fabric& f, std::span<const Flow> flows) {
     for (const Port& p : f.node(h).ports) gbps += p.connected() ? p.gbps : 0.0;
     if (gbps <= 0.0) continue;
     const double worst = std::max(out[h.value()], in[h.value()]);
-    consider(link_seconds(worst, gbps),
-             "host " + f.node(h).name + (out[h.value()] >= in[h.value()] ? " out (" : " in (") +
-                 gbytes(worst) + " over " + std::to_string(static_cast<int>(gbps)) + " Gb/s)");
+    consider(link_seconds(worst, gbps), [&] {
+      return "host " + f.node(h).name + (out[h.value()] >= in[h.value()] ? " out (" : " in (") +
+             gbytes(worst) + " over " + std::to_string(static_cast<int>(gbps)) + " Gb/s)";
+    });
   }
   const FatTreeLayout* t = f.fat_tree();
   if (t == nullptr) return b;
@@ -105,13 +107,18 @@ VolumeBound volume_lower_bound(const Fabric& f, std::span<const Flow> flows) {
         gbps_up += f.link(id).gbps;
         gbps_down += f.link(f.reverse(id)).gbps;
       }
-      const std::string where =
-          "level-" + std::to_string(l + 1) + " subtree of " +
-          (up[k].empty() ? std::string("?") : f.node(f.link(up[k].front()).from).name);
-      if (gbps_up > 0.0)
-        consider(link_seconds(leave[k], gbps_up), where + " out (" + gbytes(leave[k]) + ")");
-      if (gbps_down > 0.0)
-        consider(link_seconds(enter[k], gbps_down), where + " in (" + gbytes(enter[k]) + ")");
+      const auto where = [&] {
+        return "level-" + std::to_string(l + 1) + " subtree of " +
+               (up[k].empty() ? std::string("?") : f.node(f.link(up[k].front()).from).name);
+      };
+      if (gbps_up > 0.0) {
+        consider(link_seconds(leave[k], gbps_up),
+                 [&] { return where() + " out (" + gbytes(leave[k]) + ")"; });
+      }
+      if (gbps_down > 0.0) {
+        consider(link_seconds(enter[k], gbps_down),
+                 [&] { return where() + " in (" + gbytes(enter[k]) + ")"; });
+      }
     }
   }
   return b;
@@ -232,7 +239,11 @@ RouteQuality evaluate(const Fabric& f, std::span<const Flow> flows, std::span<co
 std::string validate_path(const Fabric& f, const Flow& flow, const Path& p) {
   if (p.empty()) return "empty path";
   NodeIdx at = flow.src;
-  std::unordered_set<std::uint32_t> seen{at.value()};
+  // Quadratic in the hops, which are few (a tracer gives up after 64): a linear search beats a
+  // hash set's allocations, and the controller validates every path it compiles.
+  std::vector<NodeIdx> seen;
+  seen.reserve(p.size() + 1);
+  seen.push_back(at);
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (!p[i].valid() || p[i].value() >= f.num_links())
       return "hop " + std::to_string(i) + ": no such link";
@@ -242,7 +253,10 @@ std::string validate_path(const Fabric& f, const Flow& flow, const Path& p) {
              f.node(at).name;
     }
     at = l.to;
-    if (!seen.insert(at.value()).second) return "path visits " + f.node(at).name + " twice";
+    if (std::find(seen.begin(), seen.end(), at) != seen.end()) {
+      return "path visits " + f.node(at).name + " twice";
+    }
+    seen.push_back(at);
     if (i + 1 < p.size() && f.node(at).is_hca())
       return "path passes through HCA " + f.node(at).name;
   }

@@ -141,7 +141,7 @@ class Parser {
     } else if (key == "gpus_per_node") {
       read(v, key, d_.gpus_per_node, integer<std::uint32_t>(1, kMaxGpusPerNode));
     } else if (key == "ranks_per_node") {
-      read(v, key, d_.ranks_per_node, integer<std::uint32_t>(1, kMaxRanksPerNode));
+      read(v, key, d_.ranks_per_node, integer<std::uint32_t>(1, kMaxScenarioRanksPerNode));
     } else if (key == "placement") {
       read(v, key, d_.placement, placement());
     } else if (key == "allocation") {

@@ -33,7 +33,7 @@ namespace ibsdn {
 inline constexpr std::size_t kMaxScenarioRuns = 10'000;  // product of the sweeps
 inline constexpr std::size_t kMaxExplicitJobs = 10'000;  // workload.jobs entries
 inline constexpr std::uint32_t kMaxGpusPerNode = 64;
-inline constexpr std::uint32_t kMaxRanksPerNode = 1024;
+inline constexpr std::uint32_t kMaxScenarioRanksPerNode = 1024;
 inline constexpr double kMaxLinkBandwidthGbps = 1'000'000.0;
 
 /// A file the scenario names: as written, and resolved against the scenario file's directory

@@ -214,6 +214,10 @@ std::vector<WorkloadJob> workload_jobs(const ScenarioRun& run, WorkloadCounts& c
 }
 
 RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
+  const auto enter = [&hooks](RunPart p) {
+    if (hooks.part) hooks.part(p);
+  };
+  enter(RunPart::kPrepare);
   RunOutcome out;
   out.run = run;
   plugin::Subnet subnet;
@@ -255,8 +259,10 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   cfg.mapping = run.placement;
   if (hooks.progress)
     cfg.progress = [&](std::size_t done, std::size_t) { hooks.progress(done, total); };
+  enter(RunPart::kReplay);
   out.replay = replay_static(subnet, tables.lfts, replay_jobs, cfg);
   if (baseline) {
+    enter(RunPart::kBaseline);
     ReplayConfig base = cfg;
     base.routing = "dmodk";
     if (hooks.progress) {
@@ -264,6 +270,7 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
     }
     out.dmodk = replay_static(subnet, tables.lfts, replay_jobs, base);
   }
+  enter(RunPart::kSummary);
   const ReplayResult& ref = out.dmodk ? *out.dmodk : out.replay;
   for (const ReplayedJob& j : out.replay.jobs) {
     if (j.status.starts_with("no traffic")) ++out.counts.no_traffic;

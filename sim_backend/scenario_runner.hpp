@@ -81,10 +81,21 @@ LinkStats link_stats(std::vector<double> values);
 /// counts.selected are filled. Throws std::runtime_error / SwfError for an unreadable trace.
 std::vector<WorkloadJob> workload_jobs(const ScenarioRun& run, WorkloadCounts& counts);
 
+/// The parts of a run, in the order they run.
+enum class RunPart : std::uint8_t {
+  kPrepare,   // the fabric, its default LFTs, the workload's jobs and their allocation
+  kReplay,    // replay_static() with the run's routing
+  kBaseline,  // the baseline replay over the default LFTs (runs whose routing is not dmodk)
+  kSummary,   // PJML, link statistics, the SWML check
+};
+
 struct RunHooks {
   /// Called after every replayed event of either replay with the events done so far and the
   /// run's total (both replays together); from the thread running the run.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  /// Called as each part starts, from the thread running the run: what a benchmark times and
+  /// measures the memory of (bench/replay_bench.cpp).
+  std::function<void(RunPart)> part;
 };
 
 /// Runs one scenario run. Throws std::invalid_argument / std::runtime_error saying what failed

@@ -131,6 +131,7 @@ class Replay {
       JobStartRequest req;
       req.job = JobId(j.id);
       req.user = "replay";
+      req.uid = plugin::Caller{}.uid;  // the caller's, as the scheduler hook sends the job's owner
       req.algorithm = j.algorithm.empty() ? config_.routing : j.algorithm;
       req.traffic = j.traffic;
       req.ranks_per_node = config_.ranks_per_node;

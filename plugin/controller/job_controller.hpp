@@ -278,6 +278,7 @@ class JobController {
   std::atomic<bool> cancel_{false};
 
   std::shared_ptr<const FabricSnapshot> fabric_;
+  std::unique_ptr<const HcaNames> hca_names_;  // of fabric_'s fabric, built with it
   std::unique_ptr<NetworkState> net_;
   std::map<JobId, Job> jobs_;
   bool reloaded_ = false;

@@ -11,20 +11,30 @@
 
 namespace ibsdn::plugin {
 
-std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
-                                   std::span<const std::string> hosts) {
-  // One pass over the HCAs: every whole-word prefix of each NodeDescription ("n01", "n01 HCA-1")
-  // and each node name, so that a job of N hosts resolves in O(N + HCAs), not O(N x HCAs).
-  std::unordered_map<std::string_view, NodeIdx> by_prefix;
-  for (const NodeIdx n : f.fabric.hcas()) {
-    const Node& node = f.fabric.node(n);
+HcaNames::HcaNames(const Fabric& f) {
+  for (const NodeIdx n : f.hcas()) {
+    const Node& node = f.node(n);
     const std::string_view d = node.description;
     for (std::size_t end = d.find(' ');; end = d.find(' ', end + 1)) {
-      by_prefix.emplace(d.substr(0, end), n);
+      by_prefix_.emplace(d.substr(0, end), n);
       if (end == std::string_view::npos) break;
     }
-    by_prefix.emplace(node.name, n);
+    by_prefix_.emplace(node.name, n);
   }
+}
+
+std::optional<NodeIdx> HcaNames::find(std::string_view name) const {
+  const auto it = by_prefix_.find(name);
+  return it == by_prefix_.end() ? std::nullopt : std::optional<NodeIdx>(it->second);
+}
+
+std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
+                                   std::span<const std::string> hosts) {
+  return resolve_hosts(f, HcaNames(f.fabric), map, hosts);
+}
+
+std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HcaNames& names, const HostMap* map,
+                                   std::span<const std::string> hosts) {
   const auto lookup = [&](const std::string& host) -> std::optional<NodeIdx> {
     if (const HostMapEntry* e = map != nullptr ? map->find(host) : nullptr) {
       if (e->guid) {
@@ -32,11 +42,9 @@ std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
         if (!n || !f.fabric.node(*n).is_hca()) return std::nullopt;
         return n;
       }
-      const auto it = by_prefix.find(e->description_prefix);
-      return it == by_prefix.end() ? std::nullopt : std::optional<NodeIdx>(it->second);
+      return names.find(e->description_prefix);
     }
-    const auto it = by_prefix.find(host);
-    return it == by_prefix.end() ? std::nullopt : std::optional<NodeIdx>(it->second);
+    return names.find(host);
   };
   std::vector<NodeIdx> out;
   out.reserve(hosts.size());

@@ -6,6 +6,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "plugin/controller/host_map.hpp"
@@ -29,11 +31,27 @@ class NoticeFailure : public std::runtime_error {
   std::string at_;
 };
 
+/// The HCAs of a fabric by the names a host may have: every whole-word prefix of each
+/// NodeDescription ("n01", "n01 HCA-1") and each node name. Built in O(HCAs), so that a job of N
+/// hosts resolves in O(N); the controller keeps one per fabric. Holds views of the fabric's
+/// strings: it must not outlive the fabric.
+class HcaNames {
+ public:
+  explicit HcaNames(const Fabric& f);
+  [[nodiscard]] std::optional<NodeIdx> find(std::string_view name) const;
+
+ private:
+  std::unordered_map<std::string_view, NodeIdx> by_prefix_;
+};
+
 /// The HCA of every host, in order: the host map's entry when there is one (by node GUID or
 /// NodeDescription prefix), otherwise the HCA whose NodeDescription's first word (or node name) is
 /// the host name ("node01 HCA-1", what HCA drivers report). Throws NoticeFailure(kUnknownHost)
 /// listing the hosts the fabric has no HCA for (at most 10 named), and kInvalid when two hosts
-/// resolve to the same HCA.
+/// resolve to the same HCA. `names` must be HcaNames(f.fabric).
+std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HcaNames& names, const HostMap* map,
+                                   std::span<const std::string> hosts);
+/// The same, indexing the fabric's names for this call.
 std::vector<NodeIdx> resolve_hosts(const Subnet& f, const HostMap* map,
                                    std::span<const std::string> hosts);
 

@@ -150,7 +150,7 @@ json JobController::job_start(const JobStartRequest& r) {
   j.owner_uid = r.uid ? r.uid : uid_of_user(r.user);
   j.algorithm = r.algorithm ? *r.algorithm : choose_algorithm();
   j.started_unix_ms = unix_ms_now();
-  j.nodes = resolve_hosts(fabric_->subnet, hosts_ ? &*hosts_ : nullptr, r.nodes);
+  j.nodes = resolve_hosts(fabric_->subnet, *hca_names_, hosts_ ? &*hosts_ : nullptr, r.nodes);
   // The job joins the registry only once it is placed: a failure leaves no trace of it.
   place(r.job, j, deadline_from(started));
   ++counters_["jobs_started"];
@@ -280,6 +280,17 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   p.shared_with.assign(n, JobId(0));
   deadline.check("building the job's flows");
 
+  // Only other jobs' flows toward this job's destinations, and their entries that can match
+  // those DLIDs, can meet this job's packets or entries below (host pairs, destination-wide
+  // entries, traces): the rest is skipped, so that a job start on nodes no other job sends to
+  // costs nothing per other job's flow and entry (the replay's 1000 jobs: issue 11).
+  std::vector<bool> my_destination(f.num_nodes(), false);
+  std::vector<bool> my_dlid(std::size_t{kMaxUnicastLid.value()} + 1, false);
+  for (const Flow& fl : p.flows) {
+    my_destination[fl.dst.value()] = true;
+    my_dlid[lfts.lids.lid(fl.dst).value()] = true;
+  }
+
   // Host pairs that an earlier job carries follow that job's path.
   const OrderKey mine = order_of(id, j);
   std::unordered_map<std::uint64_t, JobId> owner;
@@ -288,7 +299,9 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     if (oid == id || !o.routed) continue;
     others_flows += o.flows.size();
     if (order_of(oid, o) > mine) continue;
-    for (const Flow& fl : o.flows) owner.emplace(pair_key(fl), oid);
+    for (const Flow& fl : o.flows) {
+      if (my_destination[fl.dst.value()]) owner.emplace(pair_key(fl), oid);
+    }
   }
   std::vector<bool> pinned(n, false);
   std::vector<std::size_t> free_flows;
@@ -340,7 +353,14 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   }
 
   // Other jobs' entries and traffic, which this job must neither duplicate nor divert.
-  const std::map<NodeIdx, std::vector<FlowEntry>> others = all_tables(std::make_pair(id, nullptr));
+  std::map<NodeIdx, std::vector<FlowEntry>> others = all_tables(std::make_pair(id, nullptr));
+  for (auto it = others.begin(); it != others.end();) {
+    std::erase_if(it->second, [&](const FlowEntry& e) {
+      const auto& d = e.match.dlid;
+      return d && d->mask == 0xffff && !my_dlid[d->value];
+    });
+    it = it->second.empty() ? others.erase(it) : std::next(it);
+  }
   const FlowTables foreign = build_flow_tables(others);
   ForeignTraffic foreign_traffic;
   std::unordered_map<std::uint64_t, bool> mine_pairs;
@@ -351,6 +371,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     const bool later = order_of(oid, o) > mine;
     for (std::size_t k = 0; k < o.flows.size() && k < o.effective.size(); ++k) {
       deadline.check_every(step++, "collecting other jobs' traffic");
+      if (!my_destination[o.flows[k].dst.value()]) continue;
       // A later job's flow on one of this job's pairs follows this job's path, wherever it goes.
       if (later && mine_pairs.contains(pair_key(o.flows[k]))) continue;
       const std::uint16_t dlid = lfts.lids.lid(o.flows[k].dst).value();

@@ -2,10 +2,12 @@
 // job's entries, a SUBNET UP with a new fabric), re-routing the jobs whose traffic moved.
 #include <chrono>
 #include <exception>
+#include <optional>
 
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/controller/path_signature.hpp"
 #include "routing/algorithm.hpp"
+#include "routing/flow_compiler.hpp"
 #include "routing/route_quality.hpp"
 
 namespace ibsdn::plugin {
@@ -22,6 +24,9 @@ std::string job_text(JobId id) {
 void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown) {
   const std::string occasion = after ? "after a job before it changed" : "on the new fabric";
   const Fabric& f = fabric_->subnet.fabric;
+  // Every job's entries as they stand, for the traces: built once, and again only after a job's
+  // entries changed (a re-route or a withdrawal), not once per job (O(jobs x entries) per end).
+  std::optional<ForwardingOverride> tables;
   for (auto& [id, jp] : ordered_jobs()) {
     Job& j = *jp;
     if (after && order_of(id, j) <= *after) continue;
@@ -30,7 +35,8 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
     std::string why;
     try {
       if (j.nodes.empty() || j.flows.empty() || !j.routed) {
-        j.nodes = resolve_hosts(fabric_->subnet, hosts_ ? &*hosts_ : nullptr, j.request.nodes);
+        j.nodes = resolve_hosts(fabric_->subnet, *hca_names_, hosts_ ? &*hosts_ : nullptr,
+                                j.request.nodes);
         JobTraffic t = build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node,
                                          j.request.mapping, j.request.elephants, id,
                                          config_.limits.max_rank_flows);
@@ -55,8 +61,9 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
     std::vector<Signature> signature;
     if (ok) {
       try {
+        if (!tables) tables = flow_table_override(all_tables());
         TraceOptions to;
-        to.override_port = flow_table_override(all_tables());
+        to.override_port = *tables;
         for (const Flow& fl : j.flows) {
           Trace t = trace(f, fabric_->lfts, fl.src, fl.dst, to);
           if (!t.ok()) {
@@ -82,13 +89,16 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
       j.signature = std::move(signature);
       if (j.off_path.size() != j.flows.size()) j.off_path.assign(j.flows.size(), OffPath::kNone);
       if (j.shared_with.size() != j.flows.size()) j.shared_with.assign(j.flows.size(), JobId(0));
+      // Its entries stay: the published view changes only if the job was not routed.
+      if (!j.routed) ++j.version;
       j.routed = true;
-      ++j.version;
       continue;
     }
     // Its traffic moved or broke: route it again on what the fabric is now. A fat-tree that loses
     // cables stays a fat-tree and keeps its algorithm; a fabric recabled into another topology
-    // may no longer be what the job's algorithm needs: then the configured one takes over.
+    // may no longer be what the job's algorithm needs: then the configured one takes over. Its
+    // entries change either way (re-placed, or withdrawn).
+    tables.reset();
     try {
       const std::string fitting = choose_algorithm();
       if (j.algorithm != fitting && !make_algorithm(j.algorithm)->unsupported_reason(f).empty()) {
@@ -119,6 +129,7 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
 void JobController::fabric_updated(FabricSnapshot snapshot) {
   const bool first = fabric_ == nullptr;
   fabric_ = std::make_shared<const FabricSnapshot>(std::move(snapshot));
+  hca_names_ = std::make_unique<const HcaNames>(fabric_->subnet.fabric);
   net_ = std::make_unique<NetworkState>(fabric_->subnet.fabric);
   ++counters_["subnet_ups"];
   if (first && !reloaded_) {

@@ -276,6 +276,29 @@ std::string read_file(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// RunHooks::part: the parts of a run in the order they run, what bench/replay_bench.cpp times.
+std::vector<RunPart> parts_of(const ScenarioRun& run) {
+  std::vector<RunPart> parts;
+  RunHooks hooks;
+  hooks.part = [&parts](RunPart p) { parts.push_back(p); };
+  (void)run_scenario(run, hooks);
+  return parts;
+}
+
+TEST(ScenarioRunner, Parts_AnSdnRunReplaysThenRunsItsBaseline) {
+  const Scenario s = scenario(kTwoJobs);
+  ASSERT_EQ(s.run(1).routing, "sdn-optimal");
+  EXPECT_EQ(parts_of(s.run(1)), (std::vector<RunPart>{RunPart::kPrepare, RunPart::kReplay,
+                                                      RunPart::kBaseline, RunPart::kSummary}));
+}
+
+TEST(ScenarioRunner, Parts_ADmodkRunHasNoBaseline) {
+  const Scenario s = scenario(kTwoJobs);
+  ASSERT_EQ(s.run(0).routing, "dmodk");
+  EXPECT_EQ(parts_of(s.run(0)),
+            (std::vector<RunPart>{RunPart::kPrepare, RunPart::kReplay, RunPart::kSummary}));
+}
+
 TEST(RunReport, FilesAreByteIdenticalForTheSameScenarioAndCarryItsHash) {
   const Scenario s = scenario(kTwoJobs);
   const auto records = [&] {

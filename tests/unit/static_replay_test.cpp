@@ -216,6 +216,24 @@ TEST(StaticReplay, SingleNodeJob_HasNoFlowsAndNoLoad) {
   EXPECT_DOUBLE_EQ(r.max_swml, 0);
 }
 
+// When a job ends the controller checks every later job's paths; a job whose traffic did not
+// move keeps its published view, so the replay traces it no second time (issue 11's 1000-job
+// replay traced every running job again at every end).
+TEST(StaticReplay, SdnGreedy_AJobsEnd_RetracesNoJobWhoseTrafficItDidNotMove) {
+  const SmallTree t;
+  const std::vector<ReplayJob> jobs = {ring_job(t, 1, 0, 10, {0, 4}), ring_job(t, 2, 5, 20, {1, 8}),
+                                       ring_job(t, 3, 6, 20, {2, 12})};
+  std::map<std::uint64_t, int> traces;
+  ReplayConfig c = config("sdn-greedy");
+  c.traced = [&](std::uint64_t job, std::span<const Flow>, std::span<const Path>) {
+    ++traces[job];
+  };
+  const ReplayResult r = replay_static(t.subnet, t.lfts, jobs, c);
+  const std::map<std::uint64_t, int> once = {{1, 1}, {2, 1}, {3, 1}};
+  EXPECT_EQ(traces, once);
+  for (const ReplayedJob& j : r.jobs) EXPECT_EQ(j.status, "ok") << "job " << j.id;
+}
+
 TEST(StaticReplay, BadJobs_AreRefusedNamingTheJob) {
   const SmallTree t;
   const auto refused = [&](std::vector<ReplayJob> jobs, const std::string& what) {
