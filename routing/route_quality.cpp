@@ -225,13 +225,31 @@ LowerBound lower_bound(const Fabric& f, std::span<const Flow> flows) {
 
 RouteQuality evaluate(const Fabric& f, std::span<const Flow> flows, std::span<const Path> paths) {
   if (flows.size() != paths.size()) throw std::invalid_argument("evaluate: one path per flow");
-  LinkLoad load(f);
-  for (std::size_t i = 0; i < flows.size(); ++i) load.add(paths[i], flows[i]);
+  // Only the links the flows cross: a LinkLoad of the whole fabric per job (the controller
+  // evaluates every job it places) costs more to clear and scan than the job's hops. Sorted by
+  // link, then flow, each link's sums are added in flow order, as LinkLoad adds them.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> hops;  // (link, flow)
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    for (const LinkId l : paths[i]) hops.emplace_back(l.value(), static_cast<std::uint32_t>(i));
+  }
+  std::sort(hops.begin(), hops.end());
   RouteQuality q;
-  q.max_link_load = load.max_flows();
-  q.max_weight = load.max_weight();
+  for (std::size_t a = 0; a < hops.size();) {
+    const std::uint32_t link = hops[a].first;
+    std::int32_t n = 0;
+    double weight = 0.0;
+    double volume = 0.0;
+    for (; a < hops.size() && hops[a].first == link; ++a) {
+      const Flow& fl = flows[hops[a].second];
+      ++n;
+      weight += fl.weight;
+      volume += flow_volume(fl);
+    }
+    q.max_link_load = std::max(q.max_link_load, n);
+    q.max_weight = std::max(q.max_weight, weight);
+    q.max_seconds = std::max(q.max_seconds, link_seconds(volume, f.link(LinkId(link)).gbps));
+  }
   q.bound = lower_bound(f, flows);
-  q.max_seconds = load.max_seconds(f);
   q.volume_bound = volume_lower_bound(f, flows);
   return q;
 }
