@@ -65,7 +65,7 @@ step "ibsdnctl links --top 6"
 pair="n0001 n0002"
 for d in $(seq 2 16); do
   dst=$(printf 'n%04d' "$d")
-  if "$ctl" --json route n0001 "$dst" | grep -q '"by":"flow"'; then pair="n0001 $dst"; break; fi
+  if grep -q '"by":"flow"' <<<"$("$ctl" --json route n0001 "$dst")"; then pair="n0001 $dst"; break; fi
 done
 step "ibsdnctl route $pair"
 # shellcheck disable=SC2086

@@ -33,7 +33,7 @@ KEY_FILE=$WORK/switch.key
 tool() { sim_run "$CLIENT_HCA" "$TOOL" "$@"; }
 
 # --- fabric ---------------------------------------------------------------------------------
-"$SIM" topo --help 2>&1 | grep -q -- --netlist || fail "ibsdn-sim topo has no --netlist yet"
+grep -q -- --netlist <<<"$("$SIM" topo --help 2>&1)" || fail "ibsdn-sim topo has no --netlist yet"
 "$SIM" topo --xgft "2;4,4;1,4" --netlist "$WORK/net" >/dev/null 2>&1 || fail "netlist export"
 ibsim_start "$WORK/net"
 
@@ -117,7 +117,7 @@ out=$(tool --key-file "$KEY_FILE" --lid "${LID[$SMALL]}" add "cookie=0x2a, prior
 if ((rc != 1)) || ! grep -q "status 0x0200" <<<"$out"; then
   fail "table full: expected status 0x0200, got rc $rc: $out"
 fi
-tool --key-file "$KEY_FILE" --lid "${LID[$SMALL]}" info | grep -q "capacity=4 used=4 " || fail "full table's info"
+grep -q "capacity=4 used=4 " <<<"$(tool --key-file "$KEY_FILE" --lid "${LID[$SMALL]}" info)" || fail "full table's info"
 pass "5th entry on a 4-entry table: status 0x0200 (table full)"
 
 # --- malformed MADs -------------------------------------------------------------------------
@@ -150,7 +150,7 @@ for sw in "${SWITCHES[@]}"; do
     fail "$sw: del-cookie 0x2a left the wrong entries"
   tool --key-file "$KEY_FILE" --lid "$lid" del-cookie 0x2b >/dev/null || fail "del-cookie 0x2b on $sw"
   [[ -z $(tool --key-file "$KEY_FILE" --lid "$lid" dump) ]] || fail "$sw: table not empty after del-cookie"
-  tool --key-file "$KEY_FILE" --lid "$lid" info | grep -q " used=0 " || fail "$sw: info does not say used=0"
+  grep -q " used=0 " <<<"$(tool --key-file "$KEY_FILE" --lid "$lid" info)" || fail "$sw: info does not say used=0"
 done
 pass "del-cookie removed exactly each job's entries (affected counted them); all tables empty"
 

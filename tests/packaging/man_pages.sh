@@ -125,7 +125,7 @@ for o in "${opts[@]}"; do
   in_page "$pages/ibsdn-switch-agent.8" "$o" || fail "ibsdn-switch-agent.8 does not name '$o'"
 done
 while read -r o; do
-  printf '%s\n' "${opts[@]}" | grep -qxF -- "$o" ||
+  grep -qxF -- "$o" <<<"$(printf '%s\n' "${opts[@]}")" ||
     fail "ibsdn-switch-agent.8 names '$o', which ibsdn-switch-agent does not have"
 done < <(page_options "$pages/ibsdn-switch-agent.8")
 echo "ok: ibsdn-switch-agent.8 names its ${#opts[@]} options, and no other"

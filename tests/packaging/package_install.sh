@@ -106,7 +106,7 @@ for elf in "${elves[@]}"; do
   done < <(readelf -d "$elf" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 done
 for pkg in "${!needed_packages[@]}"; do
-  awk '{print $1}' <<<"$depends_list" | grep -qxF "$pkg" ||
+  grep -qxF "$pkg" <<<"$(awk '{print $1}' <<<"$depends_list")" ||
     fail "Depends lacks $pkg, whose library an installed file needs: $depends"
 done
 pass "Depends: $depends"
@@ -114,9 +114,9 @@ pass "Depends: $depends"
 conffiles=$(dpkg-deb --info "$deb" conffiles 2>&1 || true)
 [[ $conffiles == "$(printf '%s\n' "${expected_conffiles[@]}")" ]] ||
   fail "conffiles: $conffiles, expected: ${expected_conffiles[*]}"
-{ dpkg-deb --info "$deb" postinst || true; } | grep -v '^ *#' | grep -qw ldconfig &&
+grep -v '^ *#' <<<"$(dpkg-deb --info "$deb" postinst || true)" | grep -w ldconfig >/dev/null &&
   fail "postinst calls ldconfig (the triggers file does)"
-{ dpkg-deb --info "$deb" triggers || true; } | grep -qx "activate-noawait ldconfig" ||
+grep -qx "activate-noawait ldconfig" <<<"$(dpkg-deb --info "$deb" triggers || true)" ||
   fail "no ldconfig trigger"
 pass "conffiles: $(paste -sd' ' <<<"$conffiles")"
 ((with_hook)) || echo "NOTE: $build/scheduler_hook/ibsdn-slurm-hook not built: a package without the Slurm integration"
@@ -150,7 +150,7 @@ if ((with_hook)); then
   )
 fi
 for path in "${expected[@]}"; do
-  awk '{print $NF}' "$WORK/contents" | grep -qxF -- "$path" || fail "the package lacks $path"
+  grep -qxF -- "$path" <<<"$(awk '{print $NF}' "$WORK/contents")" || fail "the package lacks $path"
 done
 awk '$2 != "root/root"' "$WORK/contents" | grep . && fail "files not owned by root/root"
 awk '{print $NF}' "$WORK/contents" | grep -E 'test|bench|fuzz|osmsdn-(lft|route)-check|\.a$' &&
@@ -308,11 +308,11 @@ if ((with_hook)); then
   env -i "${hook_env[@]}" SLURM_SCRIPT_CONTEXT=prolog_slurmctld \
     "$prefix/usr/sbin/ibsdn-slurm-hook" --strict "${hook_args[@]}" >"$WORK/hook.out" 2>&1 ||
     fail "the installed ibsdn-slurm-hook as PrologSlurmctld: $(cat "$WORK/hook.out")"
-  "${ctl[@]}" jobs | grep -qE "^ *8 +root +4 +ring " || fail "job 8 not started: $("${ctl[@]}" jobs)"
+  grep -qE "^ *8 +root +4 +ring " <<<"$("${ctl[@]}" jobs)" || fail "job 8 not started: $("${ctl[@]}" jobs)"
   env -i "${hook_env[@]}" SLURM_SCRIPT_CONTEXT=epilog_slurmctld \
     "$prefix/usr/sbin/ibsdn-slurm-hook" --strict "${hook_args[@]}" >>"$WORK/hook.out" 2>&1 ||
     fail "the installed ibsdn-slurm-hook as EpilogSlurmctld: $(cat "$WORK/hook.out")"
-  "${ctl[@]}" jobs | grep -qE "^ *8 " && fail "job 8 not ended: $("${ctl[@]}" jobs)"
+  grep -qE "^ *8 " <<<"$("${ctl[@]}" jobs)" && fail "job 8 not ended: $("${ctl[@]}" jobs)"
   pass "the installed ibsdn-slurm-hook started and ended job 8 (n[0001-0004], ring)" \
     "${hook_args[*]:-on its installed defaults}"
 fi
