@@ -1,0 +1,244 @@
+#include "sim_backend/max_min_sharing.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <stdexcept>
+
+namespace ibsdn {
+namespace {
+
+template <typename E>
+bool later(const E& a, const E& b) {
+  return a.level != b.level ? a.level > b.level : a.index > b.index;
+}
+
+}  // namespace
+
+MaxMinSharing::MaxMinSharing(std::vector<double> capacities) {
+  links_.resize(capacities.size());
+  for (std::size_t i = 0; i < capacities.size(); ++i) {
+    if (!(capacities[i] > 0) || capacities[i] == std::numeric_limits<double>::infinity()) {
+      throw std::invalid_argument("max-min sharing: link " + std::to_string(i) +
+                                  " has no positive finite capacity");
+    }
+    links_[i].capacity = capacities[i];
+  }
+}
+
+void MaxMinSharing::touch(LinkId l) {
+  Link& link = links_[l.value()];
+  if (link.touched) return;
+  link.touched = true;
+  touched_.push_back(l.value());
+}
+
+MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double weight,
+                                           double cap) {
+  assert(!route.empty() && weight > 0 && cap >= 0);
+  FlowSlot f = 0;
+  if (!free_slots_.empty()) {
+    f = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    f = static_cast<FlowSlot>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& flow = flows_[f];
+  flow.route.assign(route.begin(), route.end());
+  flow.pos.resize(route.size());
+  flow.weight = weight;
+  flow.cap = cap;
+  flow.rate = 0;
+  flow.live = true;
+  for (std::size_t h = 0; h < route.size(); ++h) {
+    Link& link = links_.at(route[h].value());
+    flow.pos[h] = static_cast<std::uint32_t>(link.flows.size());
+    link.flows.push_back(f);
+    touch(route[h]);
+  }
+  ++active_;
+  return f;
+}
+
+void MaxMinSharing::remove(FlowSlot f) {
+  Flow& flow = flows_.at(f);
+  assert(flow.live);
+  for (std::size_t h = 0; h < flow.route.size(); ++h) {
+    const LinkId l = flow.route[h];
+    Link& link = links_[l.value()];
+    const std::uint32_t at = flow.pos[h];
+    const FlowSlot moved = link.flows.back();
+    link.flows[at] = moved;
+    link.flows.pop_back();
+    if (moved != f) {
+      Flow& m = flows_[moved];
+      const auto it = std::find(m.route.begin(), m.route.end(), l);
+      m.pos[static_cast<std::size_t>(it - m.route.begin())] = at;
+    }
+    touch(l);
+  }
+  flow.live = false;
+  flow.rate = 0;
+  flow.route.clear();
+  flow.pos.clear();
+  free_slots_.push_back(f);
+  --active_;
+}
+
+void MaxMinSharing::next_epoch() {
+  if (++epoch_ != 0) return;
+  // Wrapped after 2^32 solves: clear the old marks once.
+  for (Link& l : links_) l.mark = 0;
+  for (Flow& f : flows_) f.mark = 0;
+  epoch_ = 1;
+}
+
+void MaxMinSharing::collect_touched() {
+  next_epoch();
+  link_set_.clear();
+  flow_set_.clear();
+  for (const std::uint32_t l : touched_) {
+    links_[l].touched = false;
+    if (links_[l].mark == epoch_) continue;
+    links_[l].mark = epoch_;
+    // Breadth first over the component; link_set_ is the queue.
+    std::size_t head = link_set_.size();
+    link_set_.push_back(l);
+    while (head < link_set_.size()) {
+      const Link& link = links_[link_set_[head++]];
+      for (const FlowSlot f : link.flows) {
+        Flow& flow = flows_[f];
+        if (flow.mark == epoch_) continue;
+        flow.mark = epoch_;
+        flow_set_.push_back(f);
+        for (const LinkId next : flow.route) {
+          Link& n = links_[next.value()];
+          if (n.mark == epoch_) continue;
+          n.mark = epoch_;
+          link_set_.push_back(next.value());
+        }
+      }
+    }
+  }
+  touched_.clear();
+}
+
+void MaxMinSharing::collect_all() {
+  next_epoch();
+  link_set_.clear();
+  flow_set_.clear();
+  for (const std::uint32_t l : touched_) links_[l].touched = false;
+  touched_.clear();
+  for (std::uint32_t l = 0; l < links_.size(); ++l) {
+    if (links_[l].flows.empty()) continue;
+    links_[l].mark = epoch_;
+    link_set_.push_back(l);
+  }
+  for (FlowSlot f = 0; f < flows_.size(); ++f) {
+    if (!flows_[f].live) continue;
+    flows_[f].mark = epoch_;
+    flow_set_.push_back(f);
+  }
+}
+
+std::size_t MaxMinSharing::solve_touched(std::vector<FlowSlot>& changed) {
+  collect_touched();
+  return solve_collected(changed);
+}
+
+std::size_t MaxMinSharing::solve_all(std::vector<FlowSlot>& changed) {
+  collect_all();
+  return solve_collected(changed);
+}
+
+void MaxMinSharing::push_level(std::uint32_t l) {
+  Link& link = links_[l];
+  ++link.version;
+  if (link.unfixed == 0) return;
+  // Rounding may leave a saturated link a hair below zero.
+  const double level = std::max(link.remaining, 0.0) / link.weight_sum;
+  link_heap_.push_back({level, l, link.version});
+  std::push_heap(link_heap_.begin(), link_heap_.end(), later<LevelEntry>);
+}
+
+void MaxMinSharing::fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed) {
+  Flow& flow = flows_[f];
+  flow.fixed = true;
+  if (rate != flow.rate) {
+    flow.rate = rate;
+    changed.push_back(f);
+  }
+  for (const LinkId l : flow.route) {
+    Link& link = links_[l.value()];
+    link.remaining -= rate;
+    link.weight_sum -= flow.weight;
+    --link.unfixed;
+    if (link.dirty != epoch_) {
+      link.dirty = epoch_;
+      dirty_.push_back(l.value());
+    }
+  }
+}
+
+void MaxMinSharing::flush_dirty() {
+  // One heap entry per link changed by a batch of fixes, not one per fix.
+  for (const std::uint32_t l : dirty_) {
+    links_[l].dirty = 0;
+    push_level(l);
+  }
+  dirty_.clear();
+}
+
+std::size_t MaxMinSharing::solve_collected(std::vector<FlowSlot>& changed) {
+  link_heap_.clear();
+  cap_heap_.clear();
+  for (const std::uint32_t l : link_set_) {
+    Link& link = links_[l];
+    link.remaining = link.capacity;
+    link.weight_sum = 0;
+    for (const FlowSlot f : link.flows) link.weight_sum += flows_[f].weight;
+    link.unfixed = static_cast<std::uint32_t>(link.flows.size());
+    link.dirty = 0;
+    push_level(l);
+  }
+  for (const FlowSlot f : flow_set_) {
+    Flow& flow = flows_[f];
+    flow.fixed = false;
+    if (flow.cap > 0) {
+      cap_heap_.push_back({flow.cap / flow.weight, f, 0});
+      std::push_heap(cap_heap_.begin(), cap_heap_.end(), later<LevelEntry>);
+    }
+  }
+  for (;;) {
+    while (!link_heap_.empty()) {
+      const LevelEntry& top = link_heap_.front();
+      const Link& link = links_[top.index];
+      if (top.version == link.version && link.unfixed > 0) break;
+      std::pop_heap(link_heap_.begin(), link_heap_.end(), later<LevelEntry>);
+      link_heap_.pop_back();
+    }
+    while (!cap_heap_.empty() && flows_[cap_heap_.front().index].fixed) {
+      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later<LevelEntry>);
+      cap_heap_.pop_back();
+    }
+    if (link_heap_.empty()) break;  // every flow crosses a link: all are fixed
+    if (!cap_heap_.empty() && cap_heap_.front().level <= link_heap_.front().level) {
+      const FlowSlot f = cap_heap_.front().index;
+      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later<LevelEntry>);
+      cap_heap_.pop_back();
+      fix(f, flows_[f].cap, changed);
+    } else {
+      const LevelEntry top = link_heap_.front();
+      std::pop_heap(link_heap_.begin(), link_heap_.end(), later<LevelEntry>);
+      link_heap_.pop_back();
+      for (const FlowSlot f : links_[top.index].flows) {
+        if (!flows_[f].fixed) fix(f, top.level * flows_[f].weight, changed);
+      }
+    }
+    flush_dirty();
+  }
+  return flow_set_.size();
+}
+
+}  // namespace ibsdn

@@ -1,0 +1,100 @@
+// Weighted max-min fair sharing of directed links among flows, each optionally capped: the
+// solver under the flow-level model (flow_model.hpp), SimGrid's lmm "max-min" system without its
+// other sharing policies.
+//
+// A flow f has a weight w_f > 0 and an optional cap. Progressive filling raises a level t from 0;
+// every unfixed flow's rate is t x w_f; a link saturates when the rates of its flows reach its
+// capacity, which fixes its unfixed flows; a flow reaching its cap is fixed at it. The result is
+// the unique weighted max-min fair allocation.
+//
+// solve_touched() re-solves only the connected components (links and flows joined through shared
+// links) of the links touched since the last solve; solve_all() re-solves every flow. Both fix
+// links in the order (level, link index), so a component gives the same rates either way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "routing/ids.hpp"
+
+namespace ibsdn {
+
+class MaxMinSharing {
+ public:
+  using FlowSlot = std::uint32_t;
+
+  /// Links with these capacities (> 0).
+  explicit MaxMinSharing(std::vector<double> capacities);
+
+  /// Adds a flow over `route` (distinct links, at least one) with weight > 0 and cap (0: none);
+  /// its rate is 0 until the next solve. Slots of removed flows are reused.
+  FlowSlot add(std::span<const LinkId> route, double weight, double cap);
+  /// Removes a flow; its links are touched.
+  void remove(FlowSlot f);
+
+  /// Re-solves the components of the links touched since the last solve; appends the flows whose
+  /// rate changed (bit for bit) to `changed`. Returns the number of flows re-solved.
+  std::size_t solve_touched(std::vector<FlowSlot>& changed);
+  /// Re-solves every flow; otherwise as solve_touched.
+  std::size_t solve_all(std::vector<FlowSlot>& changed);
+
+  [[nodiscard]] double rate(FlowSlot f) const { return flows_[f].rate; }
+  [[nodiscard]] std::size_t active_flows() const { return active_; }
+  [[nodiscard]] std::size_t num_links() const { return links_.size(); }
+
+ private:
+  struct Flow {
+    std::vector<LinkId> route;
+    std::vector<std::uint32_t> pos;  // the flow's index in each route link's `flows`
+    double weight = 1;
+    double cap = 0;
+    double rate = 0;
+    std::uint32_t mark = 0;  // == epoch_: in the set being solved
+    bool fixed = false;
+    bool live = false;
+  };
+  struct Link {
+    double capacity = 0;
+    std::vector<FlowSlot> flows;
+    // Progressive filling state.
+    double remaining = 0;
+    double weight_sum = 0;
+    std::uint32_t unfixed = 0;
+    std::uint32_t version = 0;  // a heap entry of another version is stale
+    std::uint32_t mark = 0;     // == epoch_: in the set being solved
+    std::uint32_t dirty = 0;    // == epoch_: in dirty_
+    bool touched = false;
+  };
+
+  void touch(LinkId l);
+  void next_epoch();
+  /// Collects into links_set_ / flows_set_ the component of every touched link.
+  void collect_touched();
+  void collect_all();
+  std::size_t solve_collected(std::vector<FlowSlot>& changed);
+  void fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed);
+  void push_level(std::uint32_t l);
+  void flush_dirty();
+
+  std::vector<Flow> flows_;
+  std::vector<FlowSlot> free_slots_;
+  std::vector<Link> links_;
+  std::vector<std::uint32_t> touched_;
+  std::size_t active_ = 0;
+  std::uint32_t epoch_ = 0;
+  // Scratch reused by every solve.
+  std::vector<std::uint32_t> link_set_;
+  std::vector<FlowSlot> flow_set_;
+  std::vector<std::uint32_t> dirty_;
+  struct LevelEntry {
+    double level;
+    std::uint32_t index;  // link index, or flow slot for a cap
+    std::uint32_t version;
+  };
+  std::vector<LevelEntry> link_heap_;
+  std::vector<LevelEntry> cap_heap_;
+};
+
+}  // namespace ibsdn
