@@ -53,9 +53,9 @@ struct Completion {
   std::uint32_t version;
 };
 
-bool later(const Completion& a, const Completion& b) {
+constexpr auto later = [](const Completion& a, const Completion& b) {
   return a.time != b.time ? a.time > b.time : a.id > b.id;
-}
+};
 
 class FlowRun {
  public:

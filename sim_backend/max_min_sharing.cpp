@@ -8,10 +8,11 @@
 namespace ibsdn {
 namespace {
 
-template <typename E>
-bool later(const E& a, const E& b) {
+// A function object, not a function: the heap operations inline it (a function pointer made
+// the comparisons 40 % of a solve).
+constexpr auto later = [](const auto& a, const auto& b) {
   return a.level != b.level ? a.level > b.level : a.index > b.index;
-}
+};
 
 }  // namespace
 
@@ -94,7 +95,7 @@ void MaxMinSharing::next_epoch() {
   epoch_ = 1;
 }
 
-void MaxMinSharing::collect_touched() {
+bool MaxMinSharing::collect_touched() {
   next_epoch();
   link_set_.clear();
   flow_set_.clear();
@@ -112,6 +113,7 @@ void MaxMinSharing::collect_touched() {
         if (flow.mark == epoch_) continue;
         flow.mark = epoch_;
         flow_set_.push_back(f);
+        if (2 * flow_set_.size() > active_) return false;
         for (const LinkId next : flow.route) {
           Link& n = links_[next.value()];
           if (n.mark == epoch_) continue;
@@ -122,6 +124,7 @@ void MaxMinSharing::collect_touched() {
     }
   }
   touched_.clear();
+  return true;
 }
 
 void MaxMinSharing::collect_all() {
@@ -143,7 +146,9 @@ void MaxMinSharing::collect_all() {
 }
 
 std::size_t MaxMinSharing::solve_touched(std::vector<FlowSlot>& changed) {
-  collect_touched();
+  // A component holding most flows is solved whole: walking it costs more than listing every
+  // link and flow in memory order, and the rates come out the same.
+  if (!collect_touched()) collect_all();
   return solve_collected(changed);
 }
 
@@ -152,14 +157,69 @@ std::size_t MaxMinSharing::solve_all(std::vector<FlowSlot>& changed) {
   return solve_collected(changed);
 }
 
+bool MaxMinSharing::heap_less(std::uint32_t a, std::uint32_t b) const {
+  const double la = links_[a].level;
+  const double lb = links_[b].level;
+  return la != lb ? la < lb : a < b;
+}
+
+void MaxMinSharing::heap_place(std::size_t i, std::uint32_t l) {
+  link_heap_[i] = l;
+  links_[l].heap_pos = static_cast<std::uint32_t>(i);
+}
+
+void MaxMinSharing::heap_up(std::size_t i) {
+  const std::uint32_t l = link_heap_[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / 2;
+    if (!heap_less(l, link_heap_[parent])) break;
+    heap_place(i, link_heap_[parent]);
+    i = parent;
+  }
+  heap_place(i, l);
+}
+
+void MaxMinSharing::heap_down(std::size_t i) {
+  const std::uint32_t l = link_heap_[i];
+  const std::size_t n = link_heap_.size();
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && heap_less(link_heap_[child + 1], link_heap_[child])) ++child;
+    if (!heap_less(link_heap_[child], l)) break;
+    heap_place(i, link_heap_[child]);
+    i = child;
+  }
+  heap_place(i, l);
+}
+
+void MaxMinSharing::heap_erase(std::uint32_t l) {
+  const std::size_t i = links_[l].heap_pos;
+  links_[l].heap_pos = kNotInHeap;
+  const std::uint32_t last = link_heap_.back();
+  link_heap_.pop_back();
+  if (last == l) return;
+  heap_place(i, last);
+  heap_up(i);
+  heap_down(links_[last].heap_pos);
+}
+
 void MaxMinSharing::push_level(std::uint32_t l) {
   Link& link = links_[l];
-  ++link.version;
-  if (link.unfixed == 0) return;
+  if (link.unfixed == 0) {
+    if (link.heap_pos != kNotInHeap) heap_erase(l);
+    return;
+  }
   // Rounding may leave a saturated link a hair below zero.
-  const double level = std::max(link.remaining, 0.0) / link.weight_sum;
-  link_heap_.push_back({level, l, link.version});
-  std::push_heap(link_heap_.begin(), link_heap_.end(), later<LevelEntry>);
+  link.level = std::max(link.remaining, 0.0) / link.weight_sum;
+  if (link.heap_pos == kNotInHeap) {
+    link_heap_.push_back(l);
+    heap_up(link_heap_.size() - 1);
+  } else {
+    // Fixing flows at a lower level only raises a link's level; either way is handled.
+    heap_up(link.heap_pos);
+    heap_down(link.heap_pos);
+  }
 }
 
 void MaxMinSharing::fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed) {
@@ -206,34 +266,27 @@ std::size_t MaxMinSharing::solve_collected(std::vector<FlowSlot>& changed) {
     Flow& flow = flows_[f];
     flow.fixed = false;
     if (flow.cap > 0) {
-      cap_heap_.push_back({flow.cap / flow.weight, f, 0});
-      std::push_heap(cap_heap_.begin(), cap_heap_.end(), later<LevelEntry>);
+      cap_heap_.push_back({flow.cap / flow.weight, f});
+      std::push_heap(cap_heap_.begin(), cap_heap_.end(), later);
     }
   }
   for (;;) {
-    while (!link_heap_.empty()) {
-      const LevelEntry& top = link_heap_.front();
-      const Link& link = links_[top.index];
-      if (top.version == link.version && link.unfixed > 0) break;
-      std::pop_heap(link_heap_.begin(), link_heap_.end(), later<LevelEntry>);
-      link_heap_.pop_back();
-    }
     while (!cap_heap_.empty() && flows_[cap_heap_.front().index].fixed) {
-      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later<LevelEntry>);
+      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
       cap_heap_.pop_back();
     }
     if (link_heap_.empty()) break;  // every flow crosses a link: all are fixed
-    if (!cap_heap_.empty() && cap_heap_.front().level <= link_heap_.front().level) {
+    if (!cap_heap_.empty() && cap_heap_.front().level <= links_[link_heap_.front()].level) {
       const FlowSlot f = cap_heap_.front().index;
-      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later<LevelEntry>);
+      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
       cap_heap_.pop_back();
       fix(f, flows_[f].cap, changed);
     } else {
-      const LevelEntry top = link_heap_.front();
-      std::pop_heap(link_heap_.begin(), link_heap_.end(), later<LevelEntry>);
-      link_heap_.pop_back();
-      for (const FlowSlot f : links_[top.index].flows) {
-        if (!flows_[f].fixed) fix(f, top.level * flows_[f].weight, changed);
+      const std::uint32_t l = link_heap_.front();
+      const double level = links_[l].level;
+      heap_erase(l);
+      for (const FlowSlot f : links_[l].flows) {
+        if (!flows_[f].fixed) fix(f, level * flows_[f].weight, changed);
       }
     }
     flush_dirty();

@@ -8,7 +8,8 @@
 // the unique weighted max-min fair allocation.
 //
 // solve_touched() re-solves only the connected components (links and flows joined through shared
-// links) of the links touched since the last solve; solve_all() re-solves every flow. Both fix
+// links) of the links touched since the last solve (all flows when those hold more than half of
+// them); solve_all() re-solves every flow. Both fix
 // links in the order (level, link index), so a component gives the same rates either way.
 #pragma once
 
@@ -24,6 +25,7 @@ namespace ibsdn {
 class MaxMinSharing {
  public:
   using FlowSlot = std::uint32_t;
+  static constexpr std::uint32_t kNotInHeap = 0xffffffff;
 
   /// Links with these capacities (> 0).
   explicit MaxMinSharing(std::vector<double> capacities);
@@ -62,20 +64,29 @@ class MaxMinSharing {
     double remaining = 0;
     double weight_sum = 0;
     std::uint32_t unfixed = 0;
-    std::uint32_t version = 0;  // a heap entry of another version is stale
-    std::uint32_t mark = 0;     // == epoch_: in the set being solved
-    std::uint32_t dirty = 0;    // == epoch_: in dirty_
+    double level = 0;  // remaining / weight_sum: where it saturates if nothing else changes
+    std::uint32_t heap_pos = kNotInHeap;
+    std::uint32_t mark = 0;   // == epoch_: in the set being solved
+    std::uint32_t dirty = 0;  // == epoch_: in dirty_
     bool touched = false;
   };
 
   void touch(LinkId l);
   void next_epoch();
-  /// Collects into links_set_ / flows_set_ the component of every touched link.
-  void collect_touched();
+  /// Collects into link_set_ / flow_set_ the components of the touched links; false (and an
+  /// incomplete set) as soon as they hold more than half the active flows.
+  bool collect_touched();
   void collect_all();
   std::size_t solve_collected(std::vector<FlowSlot>& changed);
   void fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed);
   void push_level(std::uint32_t l);
+  // An indexed binary min-heap of links by (level, index): one entry per link, moved in place
+  // when its level changes, so it stays within the links (no stale entries to wade through).
+  [[nodiscard]] bool heap_less(std::uint32_t a, std::uint32_t b) const;
+  void heap_place(std::size_t i, std::uint32_t l);
+  void heap_up(std::size_t i);
+  void heap_down(std::size_t i);
+  void heap_erase(std::uint32_t l);
   void flush_dirty();
 
   std::vector<Flow> flows_;
@@ -90,10 +101,9 @@ class MaxMinSharing {
   std::vector<std::uint32_t> dirty_;
   struct LevelEntry {
     double level;
-    std::uint32_t index;  // link index, or flow slot for a cap
-    std::uint32_t version;
+    std::uint32_t index;  // flow slot
   };
-  std::vector<LevelEntry> link_heap_;
+  std::vector<std::uint32_t> link_heap_;
   std::vector<LevelEntry> cap_heap_;
 };
 
