@@ -22,7 +22,7 @@ double horizon(double t) {
   return t + kSameTime * std::max(t, std::numeric_limits<double>::min());
 }
 
-void check(const std::vector<FlowLink>& links, const FlowMessage& m) {
+void check(const std::vector<FlowLink>& links, std::size_t classes, const FlowMessage& m) {
   const auto fail = [&](const std::string& what) {
     throw std::invalid_argument("flow model: message " + std::to_string(m.id) + ": " + what);
   };
@@ -30,6 +30,7 @@ void check(const std::vector<FlowLink>& links, const FlowMessage& m) {
   if (!(m.start >= 0) || !std::isfinite(m.start)) fail("start is not a finite time >= 0");
   if (!(m.rate_cap >= 0) || !std::isfinite(m.rate_cap)) fail("rate cap is not finite and >= 0");
   if (m.route.empty()) fail("empty route");
+  if (m.traffic_class >= classes) fail("no traffic class " + std::to_string(m.traffic_class));
   std::vector<LinkId> sorted = m.route;
   std::sort(sorted.begin(), sorted.end());
   if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) fail("a link twice");
@@ -61,11 +62,11 @@ class FlowRun {
  public:
   FlowRun(const std::vector<FlowLink>& links, const std::vector<FlowMessage>& messages,
           const FlowModelOptions& options)
-      : messages_(messages), options_(options), sharing_(capacities(links)) {
+      : messages_(messages), options_(options), sharing_(capacities(links), options.classes) {
     state_.resize(messages.size());
     for (std::size_t i = 0; i < messages.size(); ++i) {
       const FlowMessage& m = messages[i];
-      check(links, m);
+      check(links, options.classes.size(), m);
       double latency = 0;
       for (const LinkId l : m.route) latency += links[l.value()].latency;
       MessageState& s = state_[i];
@@ -106,7 +107,8 @@ class FlowRun {
       while (next < order_.size() && state_[order_[next]].activation <= until) {
         const std::uint32_t i = order_[next++];
         MessageState& s = state_[i];
-        s.slot = sharing_.add(messages_[i].route, s.weight, messages_[i].rate_cap);
+        s.slot = sharing_.add(messages_[i].route, s.weight, messages_[i].rate_cap,
+                              messages_[i].traffic_class);
         if (s.slot >= slot_owner_.size()) slot_owner_.resize(s.slot + 1, kNoMessage);
         slot_owner_[s.slot] = i;
         s.since = t;
@@ -117,6 +119,10 @@ class FlowRun {
       stats.rate_changes += changed_.size();
       for (const MaxMinSharing::FlowSlot f : changed_) rate_changed(slot_owner_[f], t);
       compact();
+    }
+    if (sharing_.active_flows() != 0) {
+      // Only a class starved by classes whose flows never end could leave flows here.
+      throw std::logic_error("flow model: flows left at rate 0 with nothing left to end");
     }
     return std::move(completion_);
   }
@@ -137,6 +143,7 @@ class FlowRun {
     s.since = t;
     s.rate = sharing_.rate(s.slot);
     ++s.version;
+    if (s.rate == 0) return;  // starved by higher classes until their flows end
     const double end = t + std::max(s.remaining, 0.0) / s.rate;
     heap_.push_back({end, messages_[i].id, i, s.version});
     std::push_heap(heap_.begin(), heap_.end(), later);

@@ -19,10 +19,10 @@
 // updates (a flow's remaining bytes are brought up to date only when its rate changes, as
 // SimGrid's lazy update). kFull re-solves every active flow at every event, for comparison.
 //
-// Traffic classes (issue 12, seed 004) are not modelled yet. The extension point: FlowMessage
-// gains a class; solve_component (flow_model.cpp) runs the progressive filling once per class in
-// priority order over the capacity the classes before it left, with a class's cap on a link as
-// that link's capacity for the class.
+// Traffic classes (issue 12, seed 004): a message carries a class; classes are served in strict
+// priority on every link, each capped by its share of every link, max-min within a class
+// (max_min_sharing.hpp). A message of a class that higher ones starve waits at rate 0. The flow
+// case format has no classes yet: they are set through this interface.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "routing/ids.hpp"
+#include "sim_backend/max_min_sharing.hpp"
 
 namespace ibsdn {
 
@@ -42,13 +43,15 @@ struct FlowLink {
 };
 
 /// A message: its id, start time (s), size (bytes, > 0), route (links in order, at least one, no
-/// link twice), and an optional cap on its rate (bytes/s; 0: none).
+/// link twice), an optional cap on its rate (bytes/s; 0: none) and its traffic class (an index
+/// into FlowModelOptions::classes).
 struct FlowMessage {
   std::uint64_t id = 0;
   double start = 0;
   double size = 0;
   std::vector<LinkId> route;
   double rate_cap = 0;
+  std::uint8_t traffic_class = 0;
 };
 
 enum class FlowSharing : std::uint8_t { kMaxMin, kCm02 };
@@ -57,6 +60,7 @@ enum class FlowSolve : std::uint8_t { kIncremental, kFull };
 struct FlowModelOptions {
   FlowSharing sharing = FlowSharing::kMaxMin;
   FlowSolve solve = FlowSolve::kIncremental;
+  std::vector<TrafficClass> classes{TrafficClass{}};  // one class of share 1: plain max-min
 };
 
 /// What a run did, beside the completion times.

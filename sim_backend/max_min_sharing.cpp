@@ -4,6 +4,7 @@
 #include <cassert>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace ibsdn {
 namespace {
@@ -16,7 +17,21 @@ constexpr auto later = [](const auto& a, const auto& b) {
 
 }  // namespace
 
-MaxMinSharing::MaxMinSharing(std::vector<double> capacities) {
+MaxMinSharing::MaxMinSharing(std::vector<double> capacities, std::vector<TrafficClass> classes)
+    : classes_(std::move(classes)) {
+  if (classes_.empty() || classes_.size() > 256) {
+    throw std::invalid_argument("max-min sharing: 1 to 256 traffic classes");
+  }
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    if (!(classes_[c].link_share > 0 && classes_[c].link_share <= 1)) {
+      throw std::invalid_argument("max-min sharing: traffic class " + std::to_string(c) +
+                                  ": link share outside (0, 1]");
+    }
+    class_order_.push_back(static_cast<std::uint8_t>(c));
+  }
+  std::stable_sort(class_order_.begin(), class_order_.end(), [&](std::uint8_t a, std::uint8_t b) {
+    return classes_[a].priority > classes_[b].priority;
+  });
   links_.resize(capacities.size());
   for (std::size_t i = 0; i < capacities.size(); ++i) {
     if (!(capacities[i] > 0) || capacities[i] == std::numeric_limits<double>::infinity()) {
@@ -34,9 +49,13 @@ void MaxMinSharing::touch(LinkId l) {
   touched_.push_back(l.value());
 }
 
-MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double weight,
-                                           double cap) {
+MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double weight, double cap,
+                                           std::uint8_t traffic_class) {
   assert(!route.empty() && weight > 0 && cap >= 0);
+  if (traffic_class >= classes_.size()) {
+    throw std::invalid_argument("max-min sharing: no traffic class " +
+                                std::to_string(traffic_class));
+  }
   FlowSlot f = 0;
   if (!free_slots_.empty()) {
     f = free_slots_.back();
@@ -50,6 +69,7 @@ MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double
   flow.pos.resize(route.size());
   flow.weight = weight;
   flow.cap = cap;
+  flow.traffic_class = traffic_class;
   flow.rate = 0;
   flow.live = true;
   for (std::size_t h = 0; h < route.size(); ++h) {
@@ -251,24 +271,41 @@ void MaxMinSharing::flush_dirty() {
 }
 
 std::size_t MaxMinSharing::solve_collected(std::vector<FlowSlot>& changed) {
+  for (const std::uint32_t l : link_set_) links_[l].left = links_[l].capacity;
+  for (const std::uint8_t c : class_order_) solve_class(c, changed);
+  return flow_set_.size();
+}
+
+void MaxMinSharing::solve_class(std::uint8_t c, std::vector<FlowSlot>& changed) {
   link_heap_.clear();
   cap_heap_.clear();
-  for (const std::uint32_t l : link_set_) {
-    Link& link = links_[l];
-    link.remaining = link.capacity;
-    link.weight_sum = 0;
-    for (const FlowSlot f : link.flows) link.weight_sum += flows_[f].weight;
-    link.unfixed = static_cast<std::uint32_t>(link.flows.size());
-    link.dirty = 0;
-    push_level(l);
-  }
+  bool any = false;
   for (const FlowSlot f : flow_set_) {
     Flow& flow = flows_[f];
-    flow.fixed = false;
+    // Flows of other classes count as fixed: solved before, or after this class.
+    flow.fixed = flow.traffic_class != c;
+    if (flow.fixed) continue;
+    any = true;
     if (flow.cap > 0) {
       cap_heap_.push_back({flow.cap / flow.weight, f});
       std::push_heap(cap_heap_.begin(), cap_heap_.end(), later);
     }
+  }
+  if (!any) return;
+  const double share = classes_[c].link_share;
+  for (const std::uint32_t l : link_set_) {
+    Link& link = links_[l];
+    // A share of 1 leaves `left` as it is: one class solves exactly as plain max-min.
+    link.remaining = share == 1 ? link.left : std::min(link.left, share * link.capacity);
+    link.weight_sum = 0;
+    link.unfixed = 0;
+    for (const FlowSlot f : link.flows) {
+      if (flows_[f].fixed) continue;
+      link.weight_sum += flows_[f].weight;
+      ++link.unfixed;
+    }
+    link.dirty = 0;
+    push_level(l);
   }
   for (;;) {
     while (!cap_heap_.empty() && flows_[cap_heap_.front().index].fixed) {
@@ -291,7 +328,14 @@ std::size_t MaxMinSharing::solve_collected(std::vector<FlowSlot>& changed) {
     }
     flush_dirty();
   }
-  return flow_set_.size();
+  if (classes_.size() == 1) return;
+  for (const std::uint32_t l : link_set_) {
+    Link& link = links_[l];
+    for (const FlowSlot f : link.flows) {
+      if (flows_[f].traffic_class == c) link.left -= flows_[f].rate;
+    }
+    link.left = std::max(link.left, 0.0);
+  }
 }
 
 }  // namespace ibsdn

@@ -7,10 +7,16 @@
 // capacity, which fixes its unfixed flows; a flow reaching its cap is fixed at it. The result is
 // the unique weighted max-min fair allocation.
 //
+// Traffic classes (issue 12, seed 004): every flow has a class; a class has a priority and a share,
+// the most of every link's capacity its flows may use together. Classes are served in strict
+// priority (the highest first, ties by class index), each by its own progressive filling over
+// what the classes before it left of every link, capped by its share. One class of share 1 is
+// plain (weighted) max-min.
+//
 // solve_touched() re-solves only the connected components (links and flows joined through shared
-// links) of the links touched since the last solve (all flows when those hold more than half of
-// them); solve_all() re-solves every flow. Both fix
-// links in the order (level, link index), so a component gives the same rates either way.
+// links, whatever their classes) of the links touched since the last solve (all flows when those
+// hold more than half of them); solve_all() re-solves every flow. Both fix links in the order
+// (level, link index), so a component gives the same rates either way.
 #pragma once
 
 #include <cstddef>
@@ -22,17 +28,25 @@
 
 namespace ibsdn {
 
+struct TrafficClass {
+  int priority = 0;       // served before every class of a lower priority
+  double link_share = 1;  // in (0, 1]: the most of a link's capacity the class's flows use
+};
+
 class MaxMinSharing {
  public:
   using FlowSlot = std::uint32_t;
   static constexpr std::uint32_t kNotInHeap = 0xffffffff;
 
-  /// Links with these capacities (> 0).
-  explicit MaxMinSharing(std::vector<double> capacities);
+  /// Links with these capacities (> 0), and the traffic classes (at least one, at most 256).
+  explicit MaxMinSharing(std::vector<double> capacities,
+                         std::vector<TrafficClass> classes = {TrafficClass{}});
 
-  /// Adds a flow over `route` (distinct links, at least one) with weight > 0 and cap (0: none);
-  /// its rate is 0 until the next solve. Slots of removed flows are reused.
-  FlowSlot add(std::span<const LinkId> route, double weight, double cap);
+  /// Adds a flow of class `traffic_class` over `route` (distinct links, at least one) with weight
+  /// > 0 and cap (0: none); its rate is 0 until the next solve (and may stay 0 when classes of a
+  /// higher priority fill its links). Slots of removed flows are reused.
+  FlowSlot add(std::span<const LinkId> route, double weight, double cap,
+               std::uint8_t traffic_class = 0);
   /// Removes a flow; its links are touched.
   void remove(FlowSlot f);
 
@@ -54,12 +68,14 @@ class MaxMinSharing {
     double cap = 0;
     double rate = 0;
     std::uint32_t mark = 0;  // == epoch_: in the set being solved
+    std::uint8_t traffic_class = 0;
     bool fixed = false;
     bool live = false;
   };
   struct Link {
     double capacity = 0;
     std::vector<FlowSlot> flows;
+    double left = 0;  // what the classes solved so far left of `capacity`
     // Progressive filling state.
     double remaining = 0;
     double weight_sum = 0;
@@ -78,6 +94,8 @@ class MaxMinSharing {
   bool collect_touched();
   void collect_all();
   std::size_t solve_collected(std::vector<FlowSlot>& changed);
+  /// Progressive filling of one class's flows in the collected set.
+  void solve_class(std::uint8_t c, std::vector<FlowSlot>& changed);
   void fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed);
   void push_level(std::uint32_t l);
   // An indexed binary min-heap of links by (level, index): one entry per link, moved in place
@@ -89,6 +107,8 @@ class MaxMinSharing {
   void heap_erase(std::uint32_t l);
   void flush_dirty();
 
+  std::vector<TrafficClass> classes_;
+  std::vector<std::uint8_t> class_order_;  // by priority (highest first), then index
   std::vector<Flow> flows_;
   std::vector<FlowSlot> free_slots_;
   std::vector<Link> links_;

@@ -124,6 +124,53 @@ TEST(FlowModel, Cm02SharesInverselyToRouteLatency) {
   expect_time(maxmin[1], 4.0);
 }
 
+FlowMessage of_class(FlowMessage m, std::uint8_t c) {
+  m.traffic_class = c;
+  return m;
+}
+
+TEST(FlowModel, HighPriorityClassTakesWhatItNeedsFirst) {
+  const std::vector<FlowLink> links{{"l", 10, 0}};
+  FlowModelOptions options;
+  options.classes = {TrafficClass{1, 1.0}, TrafficClass{0, 1.0}};  // class 0 above class 1
+  // Uncapped, the high class takes the whole link: H (10 B) ends at 1, then L (10 B) at 2; one
+  // class would end both at 2.
+  std::vector<double> done = simulate_flows(
+      links, {of_class(message(1, 0, 10, {0}), 0), of_class(message(2, 0, 10, {0}), 1)}, options);
+  expect_time(done[0], 1.0);
+  expect_time(done[1], 2.0);
+  // Capped at 4, H needs only that: L gets the other 6 at once (12 B: ends at 2).
+  done = simulate_flows(
+      links, {of_class(message(1, 0, 8, {0}, 4), 0), of_class(message(2, 0, 12, {0}), 1)}, options);
+  expect_time(done[0], 2.0);
+  expect_time(done[1], 2.0);
+}
+
+TEST(FlowModel, CappedClassNeverExceedsItsShareOfASaturatedLink) {
+  // Class 0: high priority but at most a quarter of every link; three of its flows share 2 of
+  // the link's 8, class 1's flow gets the other 6.
+  MaxMinSharing sharing({8.0}, {TrafficClass{1, 0.25}, TrafficClass{0, 1.0}});
+  const std::vector<LinkId> route{LinkId(0)};
+  for (int i = 0; i < 3; ++i) sharing.add(route, 1.0, 0.0, 0);
+  const MaxMinSharing::FlowSlot low = sharing.add(route, 1.0, 0.0, 1);
+  std::vector<MaxMinSharing::FlowSlot> changed;
+  sharing.solve_all(changed);
+  for (MaxMinSharing::FlowSlot f = 0; f < 3; ++f) EXPECT_DOUBLE_EQ(sharing.rate(f), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(sharing.rate(low), 6.0);
+  // Over time: class 0's 2-byte messages end at 3, class 1's 12 bytes at 2; its end leaves class
+  // 0 at its share.
+  FlowModelOptions options;
+  options.classes = {TrafficClass{1, 0.25}, TrafficClass{0, 1.0}};
+  const std::vector<FlowLink> links{{"l", 8, 0}};
+  const std::vector<double> done =
+      simulate_flows(links,
+                     {of_class(message(1, 0, 2, {0}), 0), of_class(message(2, 0, 2, {0}), 0),
+                      of_class(message(3, 0, 2, {0}), 0), of_class(message(4, 0, 12, {0}), 1)},
+                     options);
+  for (int i = 0; i < 3; ++i) expect_time(done[i], 3.0);
+  expect_time(done[3], 2.0);
+}
+
 TEST(FlowModel, RefusesMalformedMessages) {
   const std::vector<FlowLink> links{{"l", 1, 0}};
   EXPECT_THROW(simulate_flows(links, {message(1, 0, 0, {0})}), std::invalid_argument);
@@ -131,6 +178,7 @@ TEST(FlowModel, RefusesMalformedMessages) {
   EXPECT_THROW(simulate_flows(links, {message(1, 0, 1, {})}), std::invalid_argument);
   EXPECT_THROW(simulate_flows(links, {message(1, 0, 1, {1})}), std::invalid_argument);
   EXPECT_THROW(simulate_flows(links, {message(1, 0, 1, {0, 0})}), std::invalid_argument);
+  EXPECT_THROW(simulate_flows(links, {of_class(message(1, 0, 1, {0}), 1)}), std::invalid_argument);
 }
 
 // A random system: links with capacities over a decade, flows over 1-6 distinct links with
@@ -140,6 +188,8 @@ struct RandomSystem {
   std::vector<std::vector<LinkId>> route;
   std::vector<double> weight;
   std::vector<double> cap;
+  std::vector<std::uint8_t> cls;
+  std::vector<TrafficClass> classes{TrafficClass{}};
 };
 
 std::vector<LinkId> random_route(std::mt19937_64& rng, std::size_t links) {
@@ -164,18 +214,28 @@ RandomSystem random_system(std::uint64_t seed) {
     s.route.push_back(random_route(rng, links));
     s.weight.push_back(seed % 2 == 0 ? 1.0 : 0.2 + unit(rng));
     s.cap.push_back(unit(rng) < 0.2 ? 1e8 * (1 + 20 * unit(rng)) : 0.0);
+    s.cls.push_back(seed % 3 == 0 ? static_cast<std::uint8_t>(rng() % 3) : 0);
   }
+  // Every third seed: a low class, a capped top class, a middle one (index order is not
+  // priority order).
+  if (seed % 3 == 0) s.classes = {TrafficClass{0, 1.0}, TrafficClass{5, 0.4}, TrafficClass{3, 0.9}};
   return s;
 }
 
 /// Progressive filling done the slow way: raise the level to the lowest link saturation or cap,
 /// fix what binds, repeat. O(flows x links) per step; written independently of MaxMinSharing.
-std::vector<double> naive_max_min(const RandomSystem& s) {
+std::vector<double> naive_max_min(const RandomSystem& s, const std::vector<double>& capacity,
+                                  const std::vector<bool>& member) {
   const std::size_t n = s.route.size();
   std::vector<double> rate(n, 0);
   std::vector<bool> fixed(n, false);
-  std::vector<double> remaining = s.capacity;
-  for (std::size_t left = n; left > 0;) {
+  std::vector<double> remaining = capacity;
+  std::size_t left = 0;
+  for (std::size_t f = 0; f < n; ++f) {
+    fixed[f] = !member[f];
+    left += member[f] ? 1 : 0;
+  }
+  while (left > 0) {
     double level = INFINITY;
     for (std::size_t l = 0; l < remaining.size(); ++l) {
       double w = 0;
@@ -197,10 +257,11 @@ std::vector<double> naive_max_min(const RandomSystem& s) {
       for (const LinkId l : s.route[f]) {
         double load = 0;
         for (std::size_t g = 0; g < n; ++g) {
+          if (!member[g]) continue;
           if (std::find(s.route[g].begin(), s.route[g].end(), l) == s.route[g].end()) continue;
           load += fixed[g] ? rate[g] : level * s.weight[g];
         }
-        binds = binds || load >= s.capacity[l.value()] * (1 - 1e-12);
+        binds = binds || load >= capacity[l.value()] * (1 - 1e-12);
       }
       if (binds) now.push_back(f);
     }
@@ -214,17 +275,46 @@ std::vector<double> naive_max_min(const RandomSystem& s) {
   return rate;
 }
 
+/// Strict priority done the slow way: each class's naive filling over what the classes above it
+/// left, capped by its share.
+std::vector<double> naive_classes(const RandomSystem& s) {
+  std::vector<double> rate(s.route.size(), 0);
+  std::vector<double> left = s.capacity;
+  std::vector<std::size_t> order(s.classes.size());
+  for (std::size_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return s.classes[a].priority > s.classes[b].priority;
+  });
+  for (const std::size_t c : order) {
+    std::vector<double> capacity(left.size());
+    for (std::size_t l = 0; l < left.size(); ++l) {
+      capacity[l] = std::min(left[l], s.classes[c].link_share * s.capacity[l]);
+    }
+    std::vector<bool> member(s.route.size());
+    for (std::size_t f = 0; f < member.size(); ++f) member[f] = s.cls[f] == c;
+    const std::vector<double> r = naive_max_min(s, capacity, member);
+    for (std::size_t f = 0; f < r.size(); ++f) {
+      if (!member[f]) continue;
+      rate[f] = r[f];
+      for (const LinkId l : s.route[f]) left[l.value()] -= r[f];
+    }
+  }
+  return rate;
+}
+
 TEST(FlowModelRandom, SolverMatchesNaiveProgressiveFilling) {
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     const RandomSystem s = random_system(seed);
-    MaxMinSharing sharing(s.capacity);
-    for (std::size_t f = 0; f < s.route.size(); ++f) sharing.add(s.route[f], s.weight[f], s.cap[f]);
+    MaxMinSharing sharing(s.capacity, s.classes);
+    for (std::size_t f = 0; f < s.route.size(); ++f) {
+      sharing.add(s.route[f], s.weight[f], s.cap[f], s.cls[f]);
+    }
     std::vector<MaxMinSharing::FlowSlot> changed;
     sharing.solve_touched(changed);
-    EXPECT_EQ(changed.size(), s.route.size());
-    const std::vector<double> want = naive_max_min(s);
+    const std::vector<double> want = naive_classes(s);
     for (std::size_t f = 0; f < want.size(); ++f) {
-      EXPECT_NEAR(sharing.rate(static_cast<MaxMinSharing::FlowSlot>(f)), want[f], want[f] * 1e-9)
+      EXPECT_NEAR(sharing.rate(static_cast<MaxMinSharing::FlowSlot>(f)), want[f],
+                  s.capacity[0] * 1e-12 + want[f] * 1e-9)
           << "seed " << seed << " flow " << f;
     }
   }
@@ -233,12 +323,12 @@ TEST(FlowModelRandom, SolverMatchesNaiveProgressiveFilling) {
 TEST(FlowModelRandom, IncrementalSolveAfterRemovalsMatchesFullSolve) {
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const RandomSystem s = random_system(seed);
-    MaxMinSharing inc(s.capacity);
-    MaxMinSharing full(s.capacity);
+    MaxMinSharing inc(s.capacity, s.classes);
+    MaxMinSharing full(s.capacity, s.classes);
     std::vector<MaxMinSharing::FlowSlot> changed;
     for (std::size_t f = 0; f < s.route.size(); ++f) {
-      inc.add(s.route[f], s.weight[f], s.cap[f]);
-      full.add(s.route[f], s.weight[f], s.cap[f]);
+      inc.add(s.route[f], s.weight[f], s.cap[f], s.cls[f]);
+      full.add(s.route[f], s.weight[f], s.cap[f], s.cls[f]);
     }
     inc.solve_touched(changed);
     full.solve_all(changed);
@@ -275,6 +365,8 @@ std::pair<std::vector<FlowLink>, std::vector<FlowMessage>> random_case(std::uint
     m.size = std::pow(10.0, 3 + 4 * unit(rng));
     m.route = random_route(rng, links.size());
     m.rate_cap = unit(rng) < 0.1 ? 1e8 * (1 + 20 * unit(rng)) : 0.0;
+    // Every third seed: three traffic classes (random_options).
+    m.traffic_class = seed % 3 == 0 ? static_cast<std::uint8_t>(rng() % 3) : 0;
   }
   return {links, msgs};
 }
@@ -285,12 +377,16 @@ TEST(FlowModelRandom, IncrementalEqualsFullResolve) {
   for (std::uint64_t seed = 1; seed <= 100; ++seed) {
     const auto [links, msgs] = random_case(seed);
     for (const FlowSharing sharing : {FlowSharing::kMaxMin, FlowSharing::kCm02}) {
+      FlowModelOptions options{sharing, FlowSolve::kIncremental};
+      if (seed % 3 == 0) {
+        // A capped top class, an uncapped middle one, a bottom one.
+        options.classes = {TrafficClass{2, 0.3}, TrafficClass{1, 1.0}, TrafficClass{0, 0.8}};
+      }
       FlowRunStats inc_stats;
       FlowRunStats full_stats;
-      const std::vector<double> inc =
-          simulate_flows(links, msgs, {sharing, FlowSolve::kIncremental}, &inc_stats);
-      const std::vector<double> full =
-          simulate_flows(links, msgs, {sharing, FlowSolve::kFull}, &full_stats);
+      const std::vector<double> inc = simulate_flows(links, msgs, options, &inc_stats);
+      options.solve = FlowSolve::kFull;
+      const std::vector<double> full = simulate_flows(links, msgs, options, &full_stats);
       for (std::size_t i = 0; i < msgs.size(); ++i) {
         ASSERT_TRUE(std::isfinite(inc[i])) << "seed " << seed << " message " << msgs[i].id;
         EXPECT_GE(inc[i], msgs[i].start + msgs[i].size / 1e10);
