@@ -13,10 +13,6 @@
 namespace ibsdn {
 namespace {
 
-bool is_blank(char c) {
-  return c == ' ' || c == '\t';
-}
-
 bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
          c == '.' || c == ':' || c == '-';
@@ -34,16 +30,7 @@ class FlowCaseParser {
     }
     text = text.substr(0, text.find('#'));
     std::array<std::string_view, 6> tok{};
-    std::size_t count = 0;
-    std::size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && is_blank(text[i])) ++i;
-      if (i == text.size()) break;
-      const std::size_t b = i;
-      while (i < text.size() && !is_blank(text[i])) ++i;
-      if (count == tok.size()) break;
-      tok[count++] = text.substr(b, i - b);
-    }
+    const std::size_t count = std::min(split_fields(text, tok), tok.size());
     if (count == 0) return;
     if (tok[0] == "link") return link(tok, count);
     if (tok[0] == "message") return message(tok, count);
