@@ -1,11 +1,16 @@
-// The flow case format (sim_backend/flow_case.hpp) read strictly, and the completion output.
+// The flow case format (sim_backend/flow_case.hpp) read strictly, the completion output, and
+// `ibsdn-sim flows` (sim_backend/cmd_flows.cpp).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim_backend/flow_case.hpp"
 #include "tests/unit/file_line_error_expect.hpp"
+#include "tests/unit/sim_run.hpp"
+#include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {
 namespace {
@@ -106,6 +111,41 @@ TEST(FlowModelCase, MissingFileIsRefusedNamingIt) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/case.flows"), std::string::npos);
   }
+}
+
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+TEST(FlowModelCase, CommandPrintsCompletionsIncrementalOrFull) {
+  const test::TempDir dir("ibsdn-flows");
+  // docs/simulation.md's example: message 2 sends 1250 bytes alone before message 1 joins.
+  write(dir.file("two.flows"),
+        "link up 1.25e9 1e-6\nlink down 1.25e9 1e-6\nmessage 1 0 1e6 up,down\n"
+        "message 2 0 1e6 up\n");
+  const std::string want = "1 0.001601\n2 0.0016000000000000001\n";
+  // CM02 weighs message 2 (1 us of route latency) twice message 1 (2 us): 2/3 of `up` from 2 us,
+  // so it ends at 2 us + 998750 B / (1.25e9 x 2/3 B/s) = 1.2005 ms; message 1 still ends last.
+  const std::string cm02 = "1 0.001601\n2 0.0012005\n";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> runs{
+      {{}, want}, {{"--full"}, want}, {{"--sharing", "cm02"}, cm02}};
+  for (const auto& [extra, out] : runs) {
+    std::vector<std::string> args{"flows", dir.file("two.flows")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const test::SimRun r = test::sim(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, out);
+  }
+}
+
+TEST(FlowModelCase, CommandRefusesABadCaseWithExitStatus2) {
+  const test::TempDir dir("ibsdn-flows");
+  write(dir.file("bad.flows"), "link a 1e9 0\nmessage 1 0 10 a,b\n");
+  const test::SimRun r = test::sim({"flows", dir.file("bad.flows")});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(dir.file("bad.flows") + ":2: unknown link 'b'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(test::sim({"flows", dir.file("missing.flows")}).status, 2);
 }
 
 }  // namespace
