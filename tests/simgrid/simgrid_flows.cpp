@@ -52,15 +52,17 @@ namespace ibsdn {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: simgrid-flows [--cm02-latency-weights] CASE\n"
+    "usage: simgrid-flows [--cm02-latency-weights] [--cfg=NAME:VALUE ...] CASE\n"
     "  Simulates the flow case CASE with SimGrid's CM02 model (pure max-min; latency paid first)\n"
     "  and prints 'ID COMPLETION' per message, sorted by ID. tests/simgrid/README.md.\n"
     "  --cm02-latency-weights: the links carry their latencies inside SimGrid, whose CM02 then\n"
-    "  weights each flow's share by 1 / its route latency (not pure max-min).\n";
+    "  weights each flow's share by 1 / its route latency (not pure max-min).\n"
+    "  --cfg=NAME:VALUE: a SimGrid option, set after (and over) the model's; for experiments.\n";
 
 struct Options {
   std::string path;
   bool cm02_latency_weights = false;
+  std::vector<std::string> cfg;  // NAME:VALUE, applied after configure()
 };
 
 struct Simulated {
@@ -144,6 +146,14 @@ int run(const Options& o, int argc, char** argv) {
 
   sg4::Engine engine(&argc, argv);
   configure(engine);
+  for (const std::string& option : o.cfg) {
+    try {
+      engine.set_config(option);
+    } catch (const std::exception& e) {
+      std::cerr << "simgrid-flows: --cfg=" << option << ": " << e.what() << '\n';
+      return 2;
+    }
+  }
   const Simulated s = simulate(c, o, engine);
 
   std::vector<std::size_t> order(c.messages.size());
@@ -175,6 +185,8 @@ int main(int argc, char** argv) {
     }
     if (a == "--cm02-latency-weights") {
       o.cm02_latency_weights = true;
+    } else if (a.rfind("--cfg=", 0) == 0) {
+      o.cfg.push_back(a.substr(6));
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "simgrid-flows: unknown option '" << a << "'\n" << ibsdn::kUsage;
       return 2;
