@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
-# Runs simgrid-flows on every case of a directory and checks its completions (tests/simgrid/README.md):
+# Checks a flow-level simulator's completions on every case of a directory (tests/simgrid/README.md):
 # - "# expect ID TIME" lines: the hand-computed pure max-min completions (default mode);
-# - "# expect-cm02 ID TIME" lines: the same with --cm02-latency-weights (SimGrid's CM02 as shipped);
-# - a CASE.simgrid file beside CASE.flows: the committed reference output, in full.
+# - "# expect-cm02 ID TIME" lines: the same with SimGrid's CM02 latency weights;
+# - a CASE.simgrid file beside CASE.flows: SimGrid's committed output, in full.
 # Times must agree within 1e-9 relative, and every message must be listed once.
-# Usage: check_cases.sh SIMGRID_FLOWS CASES_DIR (SIMGRID_FLOWS empty: SimGrid absent, exit 77).
+# Usage: check_cases.sh SIMGRID_FLOWS CASES_DIR   SimGrid itself (SIMGRID_FLOWS empty: SimGrid
+#                                                 absent, exit 77)
+#        check_cases.sh --engine IBSDN_SIM CASES_DIR
+#                                                 ibsdn's engine (ibsdn-sim flows, --sharing cm02)
+#                                                 against the same expectations and SimGrid's output
 set -euo pipefail
 
-tool=${1:-}
-dir=${2:?usage: check_cases.sh SIMGRID_FLOWS CASES_DIR}
-if [ -z "$tool" ]; then
-  echo "check_cases: simgrid-flows not built (SimGrid not found); skipped"
-  exit 77
+engine=
+if [ "${1:-}" = --engine ]; then
+  engine=${2:?usage: check_cases.sh --engine IBSDN_SIM CASES_DIR}
+  shift 2
+  tool=
+  dir=${1:?usage: check_cases.sh --engine IBSDN_SIM CASES_DIR}
+else
+  tool=${1:-}
+  dir=${2:?usage: check_cases.sh SIMGRID_FLOWS CASES_DIR}
+  if [ -z "$tool" ]; then
+    echo "check_cases: simgrid-flows not built (SimGrid not found); skipped"
+    exit 77
+  fi
 fi
+
+# run [--cm02] CASE: the simulator's "ID TIME" lines, pure max-min or with CM02's latency weights.
+run() {
+  local cm02=
+  if [ "$1" = --cm02 ]; then cm02=1; shift; fi
+  if [ -n "$engine" ]; then
+    "$engine" flows ${cm02:+--sharing cm02} "$1"
+  else
+    "$tool" ${cm02:+--cm02-latency-weights} "$1"
+  fi
+}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -39,14 +62,14 @@ failed=0
 checked=0
 for flows in "$dir"/*.flows; do
   name=$(basename "$flows" .flows)
-  "$tool" "$flows" > "$tmp/$name.out"
+  run "$flows" > "$tmp/$name.out"
   if grep -q '^# expect ' "$flows"; then
     sed -n 's/^# expect \([0-9]*\) \([^ ]*\)$/\1 \2/p' "$flows" > "$tmp/$name.want"
     compare "$tmp/$name.want" "$tmp/$name.out" "$name (pure max-min)" || failed=1
     checked=$((checked + 1))
   fi
   if grep -q '^# expect-cm02 ' "$flows"; then
-    "$tool" --cm02-latency-weights "$flows" > "$tmp/$name.cm02"
+    run --cm02 "$flows" > "$tmp/$name.cm02"
     sed -n 's/^# expect-cm02 \([0-9]*\) \([^ ]*\)$/\1 \2/p' "$flows" > "$tmp/$name.want-cm02"
     compare "$tmp/$name.want-cm02" "$tmp/$name.cm02" "$name (CM02 latency weights)" || failed=1
     checked=$((checked + 1))
@@ -57,11 +80,14 @@ for flows in "$dir"/*.flows; do
   fi
 done
 
-# A malformed case is refused with FILE:LINE and exit status 2.
+# A malformed case is refused with FILE:LINE and exit status 2 (the engine's reader has unit tests
+# of its own messages).
 printf 'link a 1e9 0\nmessage 0 0 100 a,b\n' > "$tmp/bad.flows"
 status=0
-"$tool" "$tmp/bad.flows" 2> "$tmp/bad.err" > /dev/null || status=$?
-if [ "$status" -ne 2 ] || ! grep -q "bad.flows:2: message 0: ROUTE names link 'b'" "$tmp/bad.err"; then
+run "$tmp/bad.flows" 2> "$tmp/bad.err" > /dev/null || status=$?
+said="bad.flows:2: "
+[ -n "$engine" ] || said="bad.flows:2: message 0: ROUTE names link 'b'"
+if [ "$status" -ne 2 ] || ! grep -qF "$said" "$tmp/bad.err"; then
   echo "a route through an undeclared link: exit $status, stderr: $(cat "$tmp/bad.err")"
   failed=1
 fi
