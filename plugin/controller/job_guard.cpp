@@ -14,6 +14,9 @@
 // With every job on the default routes both loads are the same, so the loop ends with the SWML
 // at most the default routes'. A guarded job is planned again after a job_end, a few per end in
 // turn, and routed when that keeps the bound.
+//
+// Bounded like a notice: re-route plans stop when job_start_timeout_ms has passed since the guard
+// began (then only fallbacks, which route nothing, bring the load down), and so do restores.
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -107,6 +110,7 @@ void JobController::guard_load(const std::string& occasion) {
                            load_text(gap.lft_max) + " for the same jobs");
   std::set<JobId> failed;  // place() refused: not tried again in this call
   std::size_t reroutes = 0;
+  const Deadline budget = deadline_from(Clock::now());
   // Every fallback guards one more job, and a re-route step lowers the excess: bounded by both.
   for (std::size_t step = 0; step < jobs_.size() + kRerouteSteps + 1 && !gap.above.empty();
        ++step) {
@@ -138,11 +142,11 @@ void JobController::guard_load(const std::string& occasion) {
 
     // 1. A re-route on top of everything else that lowers the excess.
     std::optional<JobId> rerouted;
-    if (reroutes < kRerouteSteps) {
+    if (reroutes < kRerouteSteps && !budget.expired()) {
       for (std::size_t k = 0; k < movers.size() && k < kReroutePlans && !rerouted; ++k) {
         const JobId id = movers[k].second;
         try {
-          const Plan p = plan(id, jobs_.at(id), {}, false, deadline_from(Clock::now()));
+          const Plan p = plan(id, jobs_.at(id), {}, false, budget);
           if (excess_with(id, p.flows, p.effective, gap.lft_max) < gap.excess - kEps) rerouted = id;
         } catch (const std::exception& e) {
           log(LogLevel::kDebug, "load guard: planning " + job_text(id) + " again: " + e.what());
@@ -196,7 +200,9 @@ void JobController::restore_guarded() {
   }
   std::rotate(guarded.begin(), first, guarded.end());
   if (guarded.size() > kRestorePlans) guarded.resize(kRestorePlans);
+  const Deadline budget = deadline_from(Clock::now());
   for (auto& [id, jp] : guarded) {
+    if (budget.expired()) return;
     Job& j = *jp;
     restore_after_ = order_of(id, j);
     const LoadGap gap = load_gap();
@@ -204,7 +210,7 @@ void JobController::restore_guarded() {
     Job candidate = j;
     candidate.guarded = false;
     try {
-      const Plan p = plan(id, candidate, {}, false, deadline_from(Clock::now()));
+      const Plan p = plan(id, candidate, {}, false, budget);
       if (excess_with(id, p.flows, p.effective, gap.lft_max) > 0) continue;
       j.guarded = false;
       place(id, j, deadline_from(Clock::now()));
