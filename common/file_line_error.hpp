@@ -1,11 +1,12 @@
 // The "FILE:LINE: what" error of the line-oriented text formats the project reads (ibsim netlists,
-// OpenSM's dumps, SWF job traces), the bounded rendering of the untrusted text such an error
-// quotes, and the splitter that numbers those lines. Header only: routing/ and sim_backend/ use it
-// without linking anything.
+// OpenSM's dumps, SWF job traces, flow cases), the bounded rendering of the untrusted text such an
+// error quotes, the splitter that numbers those lines and the one that splits a line into fields.
+// Header only: routing/ and sim_backend/ use it without linking anything.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,6 +36,23 @@ inline std::string excerpt(std::string_view s, std::size_t max_chars = 60) {
   }
   if (s.size() > max_chars) out += "...";
   return out;
+}
+
+/// Splits a line into fields separated by spaces and tabs: stores the first out.size() fields in
+/// `out` and returns how many the line has in all.
+inline std::size_t split_fields(std::string_view line, std::span<std::string_view> out) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  std::size_t count = 0;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && blank(line[i])) ++i;
+    if (i == line.size()) break;
+    const std::size_t start = i;
+    while (i < line.size() && !blank(line[i])) ++i;
+    if (count < out.size()) out[count] = line.substr(start, i - start);
+    ++count;
+  }
+  return count;
 }
 
 /// Splits text into lines (without '\n' or a trailing '\r'), numbering them from 1.

@@ -10,7 +10,7 @@ packages=(
   libssl-dev
   opensm libopensm-dev libibumad-dev libibmad-dev infiniband-diags ibsim-utils
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev munge shellcheck
-  dpkg-dev groff-base man-db gnuplot-nox
+  dpkg-dev groff-base man-db gnuplot-nox libsimgrid-dev
 )
 
 missing=()

@@ -22,5 +22,6 @@ void add_lft_quality_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_paths_command(CLI::App& app);
+void add_flows_command(CLI::App& app);
 
 }  // namespace ibsdn

@@ -18,6 +18,7 @@ int sim_main(int argc, const char* const* argv) {
   add_trace_command(app);
   add_run_command(app);
   add_paths_command(app);
+  add_flows_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -176,16 +176,7 @@ class SwfParser {
 
   void job(std::string_view body) {
     std::array<std::string_view, kSwfFields> tok{};
-    std::size_t count = 0;
-    std::size_t i = 0;
-    while (i < body.size()) {
-      while (i < body.size() && is_blank(body[i])) ++i;
-      if (i == body.size()) break;
-      const std::size_t start = i;
-      while (i < body.size() && !is_blank(body[i])) ++i;
-      if (count < kSwfFields) tok[count] = body.substr(start, i - start);
-      ++count;
-    }
+    const std::size_t count = split_fields(body, tok);
     if (count != kSwfFields) {
       fail("expected " + std::to_string(kSwfFields) + " fields, found " + std::to_string(count));
     }

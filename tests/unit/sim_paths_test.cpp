@@ -14,31 +14,14 @@
 #include "routing/xgft.hpp"
 #include "sim_backend/input_error.hpp"
 #include "sim_backend/replay_paths.hpp"
-#include "sim_backend/sim_main.hpp"
+#include "tests/unit/sim_run.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {
 namespace {
 
-struct SimRun {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
-
-// What `ibsdn-sim ARGS...` prints and returns, through the program's own main.
-SimRun sim(std::vector<std::string> args) {
-  args.insert(args.begin(), "ibsdn-sim");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  SimRun r;
-  r.status = sim_main(static_cast<int>(argv.size()), argv.data());
-  r.out = testing::internal::GetCapturedStdout();
-  r.err = testing::internal::GetCapturedStderr();
-  return r;
-}
+using test::sim;
+using test::SimRun;
 
 const std::vector<std::string> kTree = {"paths", "--xgft", "2;4,4;1,4"};
 
