@@ -97,7 +97,10 @@ std::uint64_t pattern_flow_bound(const PatternSpec& p, std::uint32_t ranks) {
     // A matrix line is at least "0 1 1" and a newline: 6 bytes per flow at most.
     std::error_code ec;
     const std::uintmax_t size = std::filesystem::file_size(p.file, ec);
-    if (!ec) at_most(size / 6);
+    if (ec) {
+      throw std::invalid_argument("app 'matrix': cannot read '" + p.file + "': " + ec.message());
+    }
+    at_most(size / 6);
   }
   return bound;
 }

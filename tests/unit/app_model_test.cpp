@@ -594,6 +594,11 @@ TEST(AppModel, MatrixIsTheFilesBytesAsOnePhase) {
   ASSERT_EQ(p.phases.size(), 1u);
   EXPECT_EQ(p.phases[0].iterations, 2u);
   EXPECT_EQ(p.phases[0].messages, (std::vector<RankFlow>{{0, 1, 100}, {1, 0, 200}, {2, 0, 300}}));
+  // A missing file is named, not mistaken for a matrix too large (R (R - 1) pairs).
+  EXPECT_NE(error_of([&] {
+              gen("matrix:file=" + dir.path() + "/none.txt", 10'000);
+            }).find("app 'matrix': cannot read '" + dir.path() + "/none.txt'"),
+            std::string::npos);
 }
 
 }  // namespace
