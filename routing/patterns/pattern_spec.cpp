@@ -2,8 +2,10 @@
 
 #include <charconv>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "routing/named_registry.hpp"
 
@@ -84,52 +86,17 @@ T parse_integer(std::string_view option, std::string_view value, const SpecError
 }
 
 std::uint64_t parse_bytes(std::string_view value, const SpecError& err) {
-  unsigned shift = 0;
-  std::string_view digits = value;
-  if (!digits.empty()) {
-    switch (digits.back()) {
-      case 'K':
-        shift = 10;
-        break;
-      case 'M':
-        shift = 20;
-        break;
-      case 'G':
-        shift = 30;
-        break;
-      default:
-        break;
-    }
-    if (shift != 0) digits.remove_suffix(1);
-  }
-  if (!digits.empty() && digits.front() == '-') err.bad_value("bytes", value, "is negative");
-  if (digits.empty()) err.bad_value("bytes", value, "is not an integer");
-  const auto n = parse_integer<std::uint64_t>("bytes", digits, err);
-  if (n > (std::numeric_limits<std::uint64_t>::max() >> shift)) {
-    err.bad_value("bytes", value, "is out of range");
-  }
-  return n << shift;
+  std::string why;
+  const std::optional<std::uint64_t> n = parse_byte_count(value, &why);
+  if (!n) err.bad_value("bytes", value, why);
+  return *n;
 }
 
 std::vector<std::uint32_t> parse_dims(std::string_view value, const SpecError& err) {
-  std::vector<std::uint32_t> out;
-  std::size_t pos = 0;
-  for (;;) {
-    const std::size_t x = value.find('x', pos);
-    const std::string_view tok =
-        value.substr(pos, x == std::string_view::npos ? std::string_view::npos : x - pos);
-    const std::string what = "in dims '" + std::string(value) + "'";
-    if (tok.empty() || tok.front() == '-') err.fail("option dims: bad extent " + what);
-    std::uint32_t e = 0;
-    const auto [ptr, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), e);
-    if (ec != std::errc() || ptr != tok.data() + tok.size()) {
-      err.fail("option dims: '" + std::string(tok) + "' is not an extent " + what);
-    }
-    out.push_back(e);
-    if (x == std::string_view::npos) break;
-    pos = x + 1;
-  }
-  return out;
+  std::string why;
+  std::optional<std::vector<std::uint32_t>> dims = parse_extents(value, &why);
+  if (!dims) err.fail("option dims: " + why);
+  return std::move(*dims);
 }
 
 }  // namespace
@@ -261,6 +228,67 @@ std::vector<std::string> pattern_options(std::string_view name) {
   std::vector<std::string> out;
   for (const OptionName& o : kOptionNames) {
     if ((o.flags & entry.options) != 0) out.emplace_back(o.name);
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> parse_byte_count(std::string_view value, std::string* why) {
+  const auto failed = [why](const char* reason) {
+    if (why != nullptr) *why = reason;
+    return std::nullopt;
+  };
+  unsigned shift = 0;
+  std::string_view digits = value;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K':
+        shift = 10;
+        break;
+      case 'M':
+        shift = 20;
+        break;
+      case 'G':
+        shift = 30;
+        break;
+      default:
+        break;
+    }
+    if (shift != 0) digits.remove_suffix(1);
+  }
+  if (!digits.empty() && digits.front() == '-') return failed("is negative");
+  std::uint64_t n = 0;
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (digits.empty() || ptr != digits.data() + digits.size() || ec == std::errc::invalid_argument) {
+    return failed("is not an integer");
+  }
+  if (ec == std::errc::result_out_of_range ||
+      n > (std::numeric_limits<std::uint64_t>::max() >> shift)) {
+    return failed("is out of range");
+  }
+  return n << shift;
+}
+
+std::optional<std::vector<std::uint32_t>> parse_extents(std::string_view value, std::string* why) {
+  std::vector<std::uint32_t> out;
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t x = value.find('x', pos);
+    const std::string_view tok =
+        value.substr(pos, x == std::string_view::npos ? std::string_view::npos : x - pos);
+    const std::string what = "in dims '" + std::string(value) + "'";
+    if (tok.empty() || tok.front() == '-') {
+      if (why != nullptr) *why = "bad extent " + what;
+      return std::nullopt;
+    }
+    std::uint32_t e = 0;
+    const auto [ptr, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), e);
+    if (ec != std::errc() || ptr != tok.data() + tok.size()) {
+      if (why != nullptr) *why = "'" + std::string(tok) + "' is not an extent " + what;
+      return std::nullopt;
+    }
+    out.push_back(e);
+    if (x == std::string_view::npos) break;
+    pos = x + 1;
   }
   return out;
 }

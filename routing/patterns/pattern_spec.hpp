@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,6 +63,16 @@ std::vector<std::string> pattern_names();
 std::string_view pattern_summary(std::string_view name);
 /// The option names the pattern accepts, e.g. {"k", "bytes"}. Throws for an unknown name.
 std::vector<std::string> pattern_options(std::string_view name);
+
+/// A byte count as option `bytes=` writes it: decimal digits, optionally followed by K, M or G
+/// (powers of 1024), e.g. `4096`, `64K`, `1M`. nullopt when malformed, and `why` (when given) says
+/// how: "is negative", "is not an integer" or "is out of range" (beyond 2^64-1).
+std::optional<std::uint64_t> parse_byte_count(std::string_view value, std::string* why);
+
+/// Grid extents as option `dims=` writes them, "8x8x16" (any count, 0 allowed: the callers check
+/// count and range). nullopt when malformed, and `why` (when given) says how: "bad extent in dims
+/// '8xx8'", "'a' is not an extent in dims '8xa'".
+std::optional<std::vector<std::uint32_t>> parse_extents(std::string_view value, std::string* why);
 
 /// "8x8x16".
 std::string dims_to_string(std::span<const std::uint32_t> extents);
