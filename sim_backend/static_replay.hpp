@@ -4,50 +4,27 @@
 // for M jobs). SWML: the largest link load over the fabric after each event; PJML: per job, the
 // largest load on any link its flows cross, over its lifetime (other jobs' load included).
 //
-// Routing `dmodk` is the fabric as it is without the controller: every flow follows the LFTs.
-// Any other routing runs the real controller (plugin/controller JobController, the code inside
-// opensm) over an in-memory switchboard of the agents' logic: job_start routes the job on top of
-// the active jobs' load, compiles entries within each switch's table capacity and installs them
-// with FlowMods and barriers; job_end removes them. Either way the loads come from tracing every
-// flow through the LFTs and the flow tables the switches hold, as packets go: what the fabric
-// would carry, not what an algorithm intended.
+// The events go through one ReplaySession (replay_session.hpp) in time order: routing `dmodk` is
+// the fabric as it is without the controller, every flow following the LFTs; any other routing
+// runs the real controller over an in-memory switchboard of the agents' logic. Either way the
+// loads come from tracing every flow through the LFTs and the flow tables the switches hold, as
+// packets go: what the fabric would carry, not what an algorithm intended.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "flowtable/match.hpp"
 #include "plugin/controller/subnet.hpp"
-#include "plugin/notice/request.hpp"
 #include "routing/lft.hpp"
+#include "sim_backend/replay_session.hpp"
 
 namespace ibsdn {
 
-struct ReplayJob {
-  std::uint64_t id = 0;        // the controller's job id: distinct over the trace
-  double start = 0;            // seconds
-  double end = 0;              // seconds, >= start
-  std::vector<NodeIdx> nodes;  // its HCAs in rank-placement order, distinct
-  Traffic traffic;             // a pattern (seeded by the job id) or a traffic matrix
-  /// The job's routing algorithm when not the replay's (ReplayConfig::routing), as an operator
-  /// overrides it for one job (job_start's `algorithm`); needs a routing other than dmodk.
-  std::string algorithm;
-};
-
-struct ReplayConfig {
-  /// "dmodk": the LFTs alone; otherwise an algorithm the controller knows (sdn-greedy, ...).
-  std::string routing = "dmodk";
-  std::uint32_t table_capacity = 4096;
-  /// What a flow entry matches (the controller's flow_definition_level).
-  FlowDefinitionLevel flow_level = FlowDefinitionLevel::kSlidDlid;
-  /// The controller's load_guard: its SWML at most the LFTs' for the same jobs at every step.
-  bool load_guard = true;
-  std::optional<std::uint32_t> ranks_per_node;  // default: the nodes' GPU count, or 1
-  Mapping mapping = Mapping::kBlock;
+/// A session's options (routing, tables, the guard, rank placement), and how a replay reports.
+struct ReplayConfig : ReplayOptions {
   /// Called after each event with how many are done and how many there are.
   std::function<void(std::size_t done, std::size_t total)> progress;
   /// Called whenever a job's flows are traced (at its start, and again when the controller
