@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <set>
+#include <stdexcept>
+#include <string>
 #include <unordered_map>
 
 #include "sim_backend/text_file.hpp"
@@ -159,6 +163,41 @@ FlowCase parse_flow_case(std::string_view text, std::string_view source,
 
 FlowCase read_flow_case_file(const std::string& path, const FlowCaseLimits& limits) {
   return parse_flow_case(read_text_file(path, "flow case"), path, limits);
+}
+
+std::string format_flow_case(const FlowCase& c) {
+  std::vector<std::string> names(c.links.size());
+  std::set<std::string> seen;
+  for (std::size_t l = 0; l < c.links.size(); ++l) {
+    names[l] = c.links[l].name.empty() ? "l" + std::to_string(l) : c.links[l].name;
+    const bool ok = std::all_of(names[l].begin(), names[l].end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_' || ch == '.' ||
+             ch == ':' || ch == '-';
+    });
+    if (!ok || !seen.insert(names[l]).second) {
+      throw std::invalid_argument("flow case: link name '" + names[l] +
+                                  "' is repeated or has characters outside [A-Za-z0-9_.:-]");
+    }
+  }
+  std::string out;
+  std::array<char, 128> buf{};
+  for (std::size_t l = 0; l < c.links.size(); ++l) {
+    const int n = std::snprintf(buf.data(), buf.size(), " %.17g %.17g\n", c.links[l].bandwidth,
+                                c.links[l].latency);
+    out += "link " + names[l];
+    out.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  for (const FlowMessage& m : c.messages) {
+    const int n = std::snprintf(buf.data(), buf.size(), "message %llu %.17g %.17g ",
+                                static_cast<unsigned long long>(m.id), m.start, m.size);
+    out.append(buf.data(), static_cast<std::size_t>(n));
+    for (std::size_t h = 0; h < m.route.size(); ++h) {
+      if (h != 0) out += ',';
+      out += names.at(m.route[h].value());
+    }
+    out += '\n';
+  }
+  return out;
 }
 
 std::string format_completions(const std::vector<FlowMessage>& messages,

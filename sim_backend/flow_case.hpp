@@ -42,6 +42,11 @@ FlowCase parse_flow_case(std::string_view text, std::string_view source,
 /// Reads a case file. Throws FlowCaseError (content) or std::invalid_argument (cannot read).
 FlowCase read_flow_case_file(const std::string& path, const FlowCaseLimits& limits = {});
 
+/// The case as text that parse_flow_case() reads back to the same case (numbers in %.17g;
+/// links named by their names, or "l<index>" when a name is empty). Throws
+/// std::invalid_argument when names are not unique or not of the format's alphabet.
+std::string format_flow_case(const FlowCase& c);
+
 /// One line per message, "ID COMPLETION" (seconds, %.17g), sorted by ID: the output of
 /// `ibsdn-sim flows`, compared line by line with the SimGrid tool's.
 std::string format_completions(const std::vector<FlowMessage>& messages,

@@ -32,12 +32,13 @@ std::vector<double> capacities(const std::vector<FlowLink>& links) {
 }  // namespace
 
 FlowEngine::FlowEngine(std::vector<FlowLink> links, FlowModelOptions options)
-    : links_(std::move(links)), options_(std::move(options)),
+    : links_(std::move(links)),
+      options_(std::move(options)),
       sharing_(capacities(links_), options_.classes) {
   for (std::size_t l = 0; l < links_.size(); ++l) {
     if (!(links_[l].latency >= 0) || !std::isfinite(links_[l].latency)) {
-      throw std::invalid_argument("flow model: link " + std::to_string(l) + " (" +
-                                  links_[l].name + ") has a negative or infinite latency");
+      throw std::invalid_argument("flow model: link " + std::to_string(l) + " (" + links_[l].name +
+                                  ") has a negative or infinite latency");
     }
   }
   link_flows_.assign(links_.size(), 0);
@@ -66,7 +67,8 @@ void FlowEngine::check_routes(std::uint64_t id,
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
       fail("a link twice" + which);
     }
-    if (!sorted.back().valid() || sorted.back().value() >= links_.size()) fail("no such link" + which);
+    if (!sorted.back().valid() || sorted.back().value() >= links_.size())
+      fail("no such link" + which);
   }
 }
 
@@ -117,8 +119,7 @@ void FlowEngine::start(const EngineMessage& m) {
 void FlowEngine::reroute(std::uint64_t id, const std::vector<std::vector<LinkId>>& routes) {
   const auto it = by_id_.find(id);
   if (it == by_id_.end()) {
-    throw std::invalid_argument("flow model: reroute: no unfinished message " +
-                                std::to_string(id));
+    throw std::invalid_argument("flow model: reroute: no unfinished message " + std::to_string(id));
   }
   check_routes(id, routes);
   Message& m = messages_[it->second];

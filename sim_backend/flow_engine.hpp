@@ -132,9 +132,9 @@ class FlowEngine {
   std::size_t live_ = 0;
   std::vector<Message> messages_;
   std::vector<std::uint32_t> free_messages_;
-  std::unordered_map<std::uint64_t, std::uint32_t> by_id_;  // unfinished: id -> message
+  std::unordered_map<std::uint64_t, std::uint32_t> by_id_;           // unfinished: id -> message
   std::vector<std::pair<std::uint32_t, std::uint32_t>> slot_owner_;  // slot -> (message, sub)
-  std::vector<Timed> activations_;  // min-heap by (time, id)
+  std::vector<Timed> activations_;                                   // min-heap by (time, id)
   std::vector<Timed> completions_;  // min-heap by (time, id), lazily invalidated by version
   std::vector<MaxMinSharing::FlowSlot> changed_;
   std::vector<std::uint32_t> done_;

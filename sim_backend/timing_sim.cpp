@@ -27,8 +27,7 @@ NicPolicy NicPolicy::parse(std::string_view text) {
     }
   }
   throw std::invalid_argument("NIC scheduling '" + std::string(text) +
-                              "': expected fcfs, rr or rr-N with N in 1.." +
-                              std::to_string(kMaxN));
+                              "': expected fcfs, rr or rr-N with N in 1.." + std::to_string(kMaxN));
 }
 
 std::string NicPolicy::to_string() const {
@@ -59,8 +58,10 @@ std::vector<TimingPhase> timing_phases(const AppProgram& program) {
   std::vector<TimingPhase> phases;
   phases.reserve(program.phases.size());
   for (const AppPhase& p : program.phases) {
-    phases.push_back({.name = p.name, .iterations = p.iterations,
-                      .barrier_before = p.barrier_before, .compute = p.compute_s,
+    phases.push_back({.name = p.name,
+                      .iterations = p.iterations,
+                      .barrier_before = p.barrier_before,
+                      .compute = p.compute_s,
                       .messages = p.messages});
   }
   return phases;
@@ -159,8 +160,8 @@ void check_job(const Fabric& fabric, const TimingJob& job) {
     }
     for (const RankFlow& m : p.messages) {
       if (m.src >= ranks || m.dst >= ranks || m.src == m.dst || m.bytes == 0) {
-        fail(where + "message " + std::to_string(m.src) + " -> " + std::to_string(m.dst) +
-             " (" + std::to_string(m.bytes) + " bytes): ranks out of range, equal, or no bytes");
+        fail(where + "message " + std::to_string(m.src) + " -> " + std::to_string(m.dst) + " (" +
+             std::to_string(m.bytes) + " bytes): ranks out of range, equal, or no bytes");
       }
     }
   }
@@ -170,7 +171,10 @@ class TimingRun {
  public:
   TimingRun(const Fabric& fabric, std::span<const TimingJob> jobs, RouteSource& routes,
             const TimingOptions& options)
-      : fabric_(fabric), routes_(routes), options_(options), network_links_(fabric.num_links()),
+      : fabric_(fabric),
+        routes_(routes),
+        options_(options),
+        network_links_(fabric.num_links()),
         link_flows_(fabric) {
     std::vector<std::uint64_t> ids;
     for (const TimingJob& job : jobs) {
@@ -195,7 +199,8 @@ class TimingRun {
   }
 
   TimingResult run() {
-    for (std::uint32_t j = 0; j < jobs_.size(); ++j) push({jobs_[j].job->start, Ext::kJobStart, j, 0});
+    for (std::uint32_t j = 0; j < jobs_.size(); ++j)
+      push({jobs_[j].job->start, Ext::kJobStart, j, 0});
     if (options_.sample_interval > 0) {
       result_.sample_interval = options_.sample_interval;
       last_bytes_.assign(network_links_, 0.0);
@@ -234,9 +239,9 @@ class TimingRun {
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
   struct PhasePlan {
-    std::vector<RankFlow> messages;         // sorted by source rank
-    std::vector<std::uint32_t> out_begin;   // per rank + 1: its messages' range
-    std::vector<std::uint32_t> in_degree;   // per rank: messages it receives per iteration
+    std::vector<RankFlow> messages;        // sorted by source rank
+    std::vector<std::uint32_t> out_begin;  // per rank + 1: its messages' range
+    std::vector<std::uint32_t> in_degree;  // per rank: messages it receives per iteration
   };
   struct RankState {
     std::uint32_t phase = 0;
@@ -271,6 +276,8 @@ class TimingRun {
     std::uint32_t dst = 0;
     std::uint64_t g = 0;
     double bytes = 0;
+    double posted = 0;
+    double admitted = 0;
     bool network = false;
     bool in_engine = false;  // admitted by its NIC (or on a GPU link), not yet delivered
     std::vector<std::vector<LinkId>> routes;  // a network message's, while in the engine
@@ -367,8 +374,8 @@ class TimingRun {
       gpu_base_[n] = static_cast<std::uint32_t>(links.size());
       const std::uint32_t k = gpus_[n];
       for (std::uint64_t i = 0; i < std::uint64_t{k} * (k - 1); ++i) {
-        links.push_back({"", options_.gpu_link_factor * gbps * kBytesPerGbps,
-                         options_.gpu_link_latency});
+        links.push_back(
+            {"", options_.gpu_link_factor * gbps * kBytesPerGbps, options_.gpu_link_latency});
       }
     }
     return links;
@@ -487,6 +494,7 @@ class TimingRun {
       msg.dst = f.dst;
       msg.g = rs.g;
       msg.bytes = static_cast<double>(f.bytes);
+      msg.posted = engine_->now();
       msg.network = false;
       msg.in_engine = false;
       msg.routes.clear();
@@ -496,7 +504,8 @@ class TimingRun {
       const NodeIdx b = js.rank_node[f.dst];
       if (a == b) {
         js.out.gpu_link_bytes += msg.bytes;
-        send(m, {{gpu_link(a, js.rank_slot[f.src], js.rank_slot[f.dst])}});
+        msg.routes = {{gpu_link(a, js.rank_slot[f.src], js.rank_slot[f.dst])}};
+        send(m, msg.routes);
       } else {
         msg.network = true;
         js.out.network_bytes += msg.bytes;
@@ -519,7 +528,11 @@ class TimingRun {
   void send(std::uint32_t m, const std::vector<std::vector<LinkId>>& routes) {
     Message& msg = messages_[m];
     msg.in_engine = true;
-    engine_->start({.id = m, .size = msg.bytes, .routes = routes, .rate_cap = 0,
+    msg.admitted = engine_->now();
+    engine_->start({.id = m,
+                    .size = msg.bytes,
+                    .routes = routes,
+                    .rate_cap = 0,
                     .traffic_class = jobs_[msg.job].job->traffic_class});
   }
 
@@ -563,13 +576,26 @@ class TimingRun {
   }
 
   void delivered(std::uint32_t m) {
-    const Message msg = messages_[m];
+    const Message msg = std::move(messages_[m]);
     messages_[m].in_engine = false;
+    messages_[m].routes.clear();
     free_messages_.push_back(m);
     JobState& js = jobs_[msg.job];
+    if (options_.on_delivered) {
+      options_.on_delivered({.job = js.job->id,
+                             .src = msg.src,
+                             .dst = msg.dst,
+                             .src_node = js.rank_node[msg.src],
+                             .dst_node = js.rank_node[msg.dst],
+                             .bytes = msg.bytes,
+                             .posted = msg.posted,
+                             .admitted = msg.admitted,
+                             .delivered = engine_->now(),
+                             .network = msg.network,
+                             .routes = msg.routes});
+    }
     if (msg.network) {
       count_routes(msg.routes, false);
-      messages_[m].routes.clear();
       const NodeIdx a = js.rank_node[msg.src];
       --nic_[a.value()].active;
       admit(a);

@@ -34,6 +34,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -132,14 +133,32 @@ std::unique_ptr<RouteSource> lft_routes(const Fabric& fabric, const LftSet& lfts
 std::unique_ptr<RouteSource> adaptive_routes(const Fabric& fabric,
                                              const AdaptiveRoutingOptions& options = {});
 
+/// A message as it went, reported at its delivery (TimingOptions::on_delivered).
+struct DeliveredMessage {
+  std::uint64_t job = 0;
+  std::uint32_t src = 0;  // ranks
+  std::uint32_t dst = 0;
+  NodeIdx src_node{};
+  NodeIdx dst_node{};
+  double bytes = 0;
+  double posted = 0;     // its rank posted it
+  double admitted = 0;   // its NIC let it into the network (posted, for a GPU link message)
+  double delivered = 0;  // its last byte arrived
+  bool network = false;  // false: a GPU link between two ranks of one node
+  /// The engine links it crossed: network LinkIds, or one GPU link (>= the fabric's links).
+  std::span<const std::vector<LinkId>> routes;
+};
+
 struct TimingOptions {
   NicPolicy nic;
-  double gpu_link_factor = 2.0;     // GPU pair links: x the node's network link bandwidth
-  double link_latency = 0;          // seconds, every directed network link
-  double gpu_link_latency = 0;      // seconds, every GPU pair link
-  FlowModelOptions flow;            // sharing, re-solve, traffic classes
-  double sample_interval = 0;        // > 0: network link bytes per interval (utilisation)
+  double gpu_link_factor = 2.0;        // GPU pair links: x the node's network link bandwidth
+  double link_latency = 0;             // seconds, every directed network link
+  double gpu_link_latency = 0;         // seconds, every GPU pair link
+  FlowModelOptions flow;               // sharing, re-solve, traffic classes
+  double sample_interval = 0;          // > 0: network link bytes per interval (utilisation)
   std::uint32_t max_samples = 10'000;  // intervals sampled at most: the first ones
+  /// Called at every delivery, in delivery order (ties by message), when set.
+  std::function<void(const DeliveredMessage&)> on_delivered;
 };
 
 struct TimedJob {
@@ -169,8 +188,8 @@ struct TimingResult {
   double makespan = 0;         // when the last job ended
   std::uint64_t messages = 0;
   FlowRunStats stats;
-  std::vector<double> link_bytes;  // per network link, the whole run
-  double sample_interval = 0;      // as used
+  std::vector<double> link_bytes;   // per network link, the whole run
+  double sample_interval = 0;       // as used
   std::vector<LinkSample> samples;  // links with bytes only, by interval then link
 };
 

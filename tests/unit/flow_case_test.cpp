@@ -39,6 +39,40 @@ TEST(FlowModelCase, ReadsLinksAndMessagesWithCommentsAndTabs) {
   EXPECT_EQ(c.messages[1].route, std::vector<LinkId>{LinkId(1)});
 }
 
+TEST(FlowModelCase, WrittenCasesReadBackToTheSameCase) {
+  FlowCase c;
+  c.links = {{"up.0:1", 1.25e9 / 3, 1e-6 / 7}, {"", 12.5e9, 0}};
+  FlowMessage m;
+  m.id = 9;
+  m.start = 0.1;
+  m.size = 1048576;
+  m.route = {LinkId(0), LinkId(1)};
+  c.messages.push_back(m);
+  m.id = 2;
+  m.start = 2.0 / 3.0;
+  m.route = {LinkId(1)};
+  c.messages.push_back(m);
+  const std::string text = format_flow_case(c);
+  const FlowCase back = parse_flow_case(text, "written");
+  ASSERT_EQ(back.links.size(), 2u);
+  EXPECT_EQ(back.links[1].name, "l1") << "an unnamed link gets its index";
+  for (std::size_t l = 0; l < 2; ++l) {
+    EXPECT_EQ(back.links[l].bandwidth, c.links[l].bandwidth);
+    EXPECT_EQ(back.links[l].latency, c.links[l].latency);
+  }
+  ASSERT_EQ(back.messages.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(back.messages[i].id, c.messages[i].id);
+    EXPECT_EQ(back.messages[i].start, c.messages[i].start) << "bit for bit";
+    EXPECT_EQ(back.messages[i].size, c.messages[i].size);
+    EXPECT_EQ(back.messages[i].route, c.messages[i].route);
+  }
+  c.links[1].name = "up.0:1";
+  EXPECT_THROW(format_flow_case(c), std::invalid_argument) << "a name twice";
+  c.links[1].name = "a b";
+  EXPECT_THROW(format_flow_case(c), std::invalid_argument) << "a space";
+}
+
 TEST(FlowModelCase, PrintsCompletionsSortedByIdWithFullPrecision) {
   const FlowCase c = parse_flow_case("link l 3 0\nmessage 20 0 1 l\nmessage 4 0 1 l\n", "c");
   EXPECT_EQ(format_completions(c.messages, {0.1, 2.0 / 3.0}),

@@ -41,8 +41,7 @@ struct Tree {
 };
 
 TimingJob job_on(const Tree& t, std::uint64_t id, std::vector<std::size_t> hosts,
-                 std::vector<RankFlow> messages, std::uint32_t iterations = 1,
-                 double compute = 0) {
+                 std::vector<RankFlow> messages, std::uint32_t iterations = 1, double compute = 0) {
   TimingJob j;
   j.id = id;
   for (const std::size_t h : hosts) j.nodes.push_back(t.host(h));
@@ -101,9 +100,9 @@ TEST(TimingSim, AMessageWithinANodeTakesTheGpuLink) {
   expect_time(r.jobs[0].end, kSize / (2 * kBandwidth), "GPU links: 2x the network's");
   EXPECT_EQ(r.jobs[0].network_bytes, 0);
   EXPECT_EQ(r.jobs[0].gpu_link_bytes, 2.0 * kSize);
-  EXPECT_TRUE(std::all_of(r.link_bytes.begin(), r.link_bytes.end(),
-                          [](double b) { return b == 0; }))
-      << "nothing crossed the network";
+  EXPECT_TRUE(std::all_of(r.link_bytes.begin(), r.link_bytes.end(), [](double b) {
+    return b == 0;
+  })) << "nothing crossed the network";
   o.gpu_link_factor = 4;
   expect_time(run(t, {j}, o).jobs[0].end, kSize / (4 * kBandwidth));
 }
