@@ -226,7 +226,8 @@ void add_speedup(PlotSet& set, const Scenario& s, const std::vector<const FlowRe
                             (s.run_count() == 1 ? " run" : " runs"))) +
        "\n";
   g += "set ylabel " + gp_quote("mean speedup: baseline / routing communication time") + "\n";
-  g += "set xrange [-1:" + num(static_cast<double>(groups.size() * (routings.size() + 1))) + "]\n";
+  g += "set xrange [-1:" + num(static_cast<double>(groups.size() * (routings.size() + 1)) - 1) +
+       "]\n";
   g += "set yrange [0:" + num(top * 1.15) + "]\n";
   g += tics;
   g += "set bmargin 8\nset boxwidth 0.9 absolute\nset style fill solid 0.85 border rgb "
