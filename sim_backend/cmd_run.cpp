@@ -21,6 +21,9 @@
 #include "sim_backend/run_report.hpp"
 #include "sim_backend/scenario.hpp"
 #include "sim_backend/scenario_runner.hpp"
+#include "sim_backend/timing_plots.hpp"
+#include "sim_backend/timing_report.hpp"
+#include "sim_backend/timing_runner.hpp"
 
 namespace ibsdn {
 namespace {
@@ -136,22 +139,24 @@ void list_runs(const Scenario& s) {
   }
 }
 
-/// Runs `indices` on `threads` threads; records come back in index order.
-std::vector<RunRecord> run_all(const Scenario& s, const std::vector<std::size_t>& indices,
-                               unsigned threads, bool quiet) {
-  std::vector<RunRecord> records(indices.size());
+/// Runs `indices` on `threads` threads with `execute` (run_scenario, run_flow_scenario);
+/// records come back in index order.
+template <typename Record, typename Execute>
+std::vector<Record> run_all(const Scenario& s, const std::vector<std::size_t>& indices,
+                            unsigned threads, bool quiet, Execute execute) {
+  std::vector<Record> records(indices.size());
   Progress progress(indices.size(), !quiet);
   std::atomic<std::size_t> next{0};
   const auto worker = [&] {
     for (std::size_t k = next.fetch_add(1); k < indices.size(); k = next.fetch_add(1)) {
-      RunRecord& rec = records[k];
+      Record& rec = records[k];
       rec.run = s.run(indices[k]);
       RunHooks hooks;
       hooks.progress = [&progress, k](std::size_t done, std::size_t total) {
         progress.update(k, done, total);
       };
       try {
-        rec.outcome = run_scenario(rec.run, hooks);
+        rec.outcome = execute(rec.run, hooks);
       } catch (const std::exception& e) {
         rec.error = e.what();
       }
@@ -168,9 +173,7 @@ std::vector<RunRecord> run_all(const Scenario& s, const std::vector<std::size_t>
 
 /// The plots (plots.hpp) in OUT/plots. gnuplot missing or failing is a warning: the CSV files
 /// hold the results.
-void plot(const Scenario& s, const std::vector<RunRecord>& records, const std::string& out,
-          unsigned threads, bool quiet) {
-  const PlotSet set = make_plots(s, records);
+void plot(const PlotSet& set, const std::string& out, unsigned threads, bool quiet) {
   // A few hundred milliseconds per script: say why a large sweep is still busy.
   if (!quiet && set.scripts.size() > 8) {
     std::fprintf(stderr, "ibsdn-sim: run: rendering %zu plots with gnuplot\n", set.scripts.size());
@@ -230,30 +233,48 @@ void run(const RunOptions& o) {
   unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, indices.size()));
 
-  const std::vector<RunRecord> records = run_all(s, indices, threads, o.quiet);
-  std::vector<std::filesystem::path> files;
-  try {
-    files = write_run_files(s, records, o.out);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ibsdn-sim: run: %s\n", e.what());
-    throw CLI::RuntimeError(2);
+  const unsigned plot_threads =
+      o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const auto write = [&](const auto& write_files) {
+    std::vector<std::filesystem::path> files;
+    try {
+      files = write_files();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ibsdn-sim: run: %s\n", e.what());
+      throw CLI::RuntimeError(2);
+    }
+    return files;
+  };
+  const auto report = [&](const auto& records, const std::vector<std::filesystem::path>& files,
+                          const auto& make) {
+    std::cout << "wrote";
+    for (const auto& f : files) std::cout << ' ' << f.string();
+    std::cout << std::endl;
+    if (!o.no_plots) plot(make(), o.out, plot_threads, o.quiet);
+    bool ok = true;
+    for (const auto& r : records) {
+      if (r.ok()) continue;
+      ok = false;
+      std::fprintf(stderr, "ibsdn-sim: run %zu%s%s: %s\n", r.run.index,
+                   r.run.label.empty() ? "" : " ", r.run.label.c_str(), r.status().c_str());
+    }
+    if (!ok) throw CLI::RuntimeError(1);
+  };
+  if (s.run(indices.front()).model == SimulationModel::kFlow) {
+    const std::vector<FlowRecord> records = run_all<FlowRecord>(
+        s, indices, threads, o.quiet,
+        [](const ScenarioRun& r, const RunHooks& h) { return run_flow_scenario(r, h); });
+    const auto files = write([&] { return write_flow_files(s, records, o.out); });
+    print_flow_summary(std::cout, s, records);
+    report(records, files, [&] { return make_flow_plots(s, records); });
+    return;
   }
+  const std::vector<RunRecord> records = run_all<RunRecord>(
+      s, indices, threads, o.quiet,
+      [](const ScenarioRun& r, const RunHooks& h) { return run_scenario(r, h); });
+  const auto files = write([&] { return write_run_files(s, records, o.out); });
   print_summary(std::cout, s, records);
-  std::cout << "wrote";
-  for (const auto& f : files) std::cout << ' ' << f.string();
-  std::cout << std::endl;
-  if (!o.no_plots) {
-    plot(s, records, o.out, o.threads != 0 ? o.threads : std::thread::hardware_concurrency(),
-         o.quiet);
-  }
-  bool ok = true;
-  for (const RunRecord& r : records) {
-    if (r.ok()) continue;
-    ok = false;
-    std::fprintf(stderr, "ibsdn-sim: run %zu%s%s: %s\n", r.run.index,
-                 r.run.label.empty() ? "" : " ", r.run.label.c_str(), r.status().c_str());
-  }
-  if (!ok) throw CLI::RuntimeError(1);
+  report(records, files, [&] { return make_plots(s, records); });
 }
 
 }  // namespace
@@ -261,7 +282,9 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "run a scenario file (every run of its sweeps) under seed 002's static load model");
+      "run",
+      "run a scenario file (every run of its sweeps) under seed 002's static load model or the "
+      "flow-level timing model");
   cmd->add_option("scenario", o->scenario, "scenario YAML file (docs/simulation.md)")->required();
   cmd->add_option("--out", o->out,
                   "directory for summary.csv, swml.csv, jobs.csv, links.csv, "

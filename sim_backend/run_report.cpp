@@ -12,17 +12,6 @@
 namespace ibsdn {
 namespace {
 
-/// A CSV field: quoted when it holds a comma, a quote or a line break.
-std::string csv(std::string_view v) {
-  if (v.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(v);
-  std::string out = "\"";
-  for (const char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 template <typename... Fields>
 void row(std::ostringstream& out, const Fields&... fields) {
   bool first = true;
@@ -59,15 +48,6 @@ nlohmann::json jnum(double v) {
   return nlohmann::json::parse(format_number(v));
 }
 
-nlohmann::json stable(nlohmann::json j) {
-  if (j.is_object() || j.is_array()) {
-    for (auto& v : j) v = stable(v);
-  } else if (j.is_number_float()) {
-    return jnum(j.get<double>());
-  }
-  return j;
-}
-
 }  // namespace
 
 std::string format_number(double v) {
@@ -82,6 +62,25 @@ std::string format_number(double v) {
     if (c == ',') c = '.';
   }
   return s;
+}
+
+std::string csv_field(std::string_view v) {
+  if (v.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(v);
+  std::string out = "\"";
+  for (const char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+nlohmann::json stable_json(nlohmann::json j) {
+  if (j.is_object() || j.is_array()) {
+    for (auto& v : j) v = stable_json(v);
+  } else if (j.is_number_float()) {
+    return jnum(j.get<double>());
+  }
+  return j;
 }
 
 std::string csv_banner(const Scenario& s) {
@@ -138,23 +137,24 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
                          {"table_capacity", r.table_capacity},
                          {"status", rec.status()}};
     if (!rec.outcome) {
-      row(summary, idx, csv(r.label), r.routing, csv(r.topology.label()), r.allocation,
-          csv(r.pattern.text), num(r.table_capacity), std::string(), std::string(), std::string(),
+      row(summary, idx, csv_field(r.label), r.routing, csv_field(r.topology.label()), r.allocation,
+          csv_field(r.pattern.text), num(r.table_capacity), std::string(), std::string(),
           std::string(), std::string(), std::string(), std::string(), std::string(), std::string(),
           std::string(), std::string(), std::string(), std::string(), std::string(), std::string(),
-          std::string(), std::string(), csv(rec.status()), std::string());
+          std::string(), std::string(), std::string(), csv_field(rec.status()), std::string());
       runs.push_back(std::move(jr));
       continue;
     }
     const RunOutcome& o = *rec.outcome;
     const ReplayResult& base = o.dmodk ? *o.dmodk : o.replay;
-    row(summary, idx, csv(r.label), r.routing, csv(o.topology), r.allocation, csv(r.pattern.text),
-        num(r.table_capacity), num(o.counts.read), num(o.counts.selected), num(o.counts.placed),
-        num(o.counts.not_placed), num(o.counts.no_traffic), num(jobs_with(o.replay, "degraded")),
+    row(summary, idx, csv_field(r.label), r.routing, csv_field(o.topology), r.allocation,
+        csv_field(r.pattern.text), num(r.table_capacity), num(o.counts.read),
+        num(o.counts.selected), num(o.counts.placed), num(o.counts.not_placed),
+        num(o.counts.no_traffic), num(jobs_with(o.replay, "degraded")),
         num(jobs_with(o.replay, "refused")), num(o.replay.max_swml), num(base.max_swml),
         num(o.avg_pjml), num(o.dmodk_avg_pjml), num(delta_percent(o.dmodk_avg_pjml, o.avg_pjml)),
         num(o.max_pjml), num(o.dmodk_max_pjml), num(delta_percent(o.dmodk_max_pjml, o.max_pjml)),
-        num(o.replay.mads), num(o.replay.peak_entries), csv(rec.status()), o.lft_routing);
+        num(o.replay.mads), num(o.replay.peak_entries), csv_field(rec.status()), o.lft_routing);
     const auto steps = [&](const std::string& routing, const ReplayResult& res) {
       for (const SwmlStep& st : res.swml) {
         row(swml, idx, routing, num(st.time), num(st.swml), num(st.active_jobs));
@@ -164,8 +164,9 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
     if (o.dmodk) steps("dmodk", *o.dmodk);
     for (std::size_t i = 0; i < o.replay.jobs.size(); ++i) {
       const ReplayedJob& j = o.replay.jobs[i];
-      row(jobs, idx, num(j.id), num(j.start), num(j.end), num(j.nodes), csv(o.job_patterns[i]),
-          num(j.flows), num(j.entries), num(j.pjml), num(base.jobs[i].pjml), csv(j.status));
+      row(jobs, idx, num(j.id), num(j.start), num(j.end), num(j.nodes),
+          csv_field(o.job_patterns[i]), num(j.flows), num(j.entries), num(j.pjml),
+          num(base.jobs[i].pjml), csv_field(j.status));
     }
     const auto link_row = [&](const std::string& routing, const LinkStats& st) {
       row(links, idx, routing, num(st.links), num(st.min), num(st.q1), num(st.median), num(st.mean),
@@ -220,7 +221,7 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
   put("swml.csv", swml.str(), "SWML steps");
   put("jobs.csv", jobs.str(), "per-job results");
   put("links.csv", links.str(), "link-load statistics");
-  put("results.json", stable(std::move(doc)).dump(2) + "\n", "results");
+  put("results.json", stable_json(std::move(doc)).dump(2) + "\n", "results");
   return written;
 }
 

@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim_backend/scenario.hpp"
@@ -45,6 +47,13 @@ void print_summary(std::ostream& out, const Scenario& s, const std::vector<RunRe
 /// A number as every output prints it: up to 10 significant digits, no trailing zeros,
 /// locale-independent ("1.666666667", "0", "2.5", "inf").
 std::string format_number(double v);
+
+/// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(std::string_view v);
+
+/// `j` with every floating-point number as format_number prints it, so that the JSON files are
+/// as stable as the CSV files.
+nlohmann::json stable_json(nlohmann::json j);
 
 /// The first line of every CSV file: "# ibsdn-sim run: scenario NAME hash HASH".
 std::string csv_banner(const Scenario& s);

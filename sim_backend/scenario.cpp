@@ -34,10 +34,10 @@ namespace {
 constexpr std::string_view kFormat = "ibsdn-scenario/2";  // 2: load_guard
 constexpr std::size_t kMaxNameLength = 64;
 
-constexpr std::array<std::string_view, 15> kTopKeys = {
-    "name",           "seed",       "topology",   "link_bandwidth", "gpus_per_node",
-    "ranks_per_node", "placement",  "allocation", "routing",        "table_capacity",
-    "flow_level",     "load_guard", "model",      "pattern",        "workload"};
+constexpr std::array<std::string_view, 17> kTopKeys = {
+    "name",      "seed",       "topology",    "link_bandwidth", "gpus_per_node", "ranks_per_node",
+    "placement", "allocation", "routing",     "table_capacity", "flow_level",    "load_guard",
+    "model",     "pattern",    "application", "timing",         "workload"};
 constexpr std::array<std::string_view, 3> kRequiredKeys = {"name", "topology", "routing"};
 constexpr std::array<std::string_view, 5> kTopologyKeys = {"xgft", "dragonfly", "megafly",
                                                            "netlist", "hosts"};
@@ -46,7 +46,13 @@ constexpr std::array<std::string_view, 3> kWorkloadKeys = {"trace", "synthetic",
 constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node", "first",
                                                         "system_nodes"};
 constexpr std::array<std::string_view, 3> kSyntheticKeys = {"preset", "jobs", "utilisation"};
-constexpr std::array<std::string_view, 4> kJobKeys = {"nodes", "start", "end", "pattern"};
+constexpr std::array<std::string_view, 5> kJobKeys = {"nodes", "start", "end", "pattern",
+                                                      "application"};
+constexpr std::array<std::string_view, 8> kTimingKeys = {
+    "nic",      "gpu_link", "link_latency",    "bandwidth_multiple",
+    "baseline", "alone",    "sample_interval", "adaptive"};
+constexpr std::array<std::string_view, 3> kAdaptiveKeys = {"rule", "bias", "split_slack"};
+constexpr std::array<std::string_view, 3> kAdaptiveRules = {"par", "ugal-l", "ugal-g"};
 
 // The allocation policies and synthetic presets are those their implementations register.
 const std::vector<std::string>& allocation_policies() {
@@ -58,7 +64,10 @@ const std::vector<std::string>& preset_names() {
   return names;
 }
 constexpr std::array<std::string_view, 4> kDynamicPatterns = {"ring", "2dnn", "3dnn", "random4"};
-constexpr std::array<std::string_view, 1> kModels = {"static"};
+constexpr std::array<std::string_view, 2> kModels = {"static", "flow"};
+// The routing the flow model adds to the controller's algorithms: the fabric's own adaptive
+// routing (adaptive_routes()).
+constexpr std::string_view kAdaptiveRouting = "adaptive";
 
 // Upper bounds of the integer fields (the lower bound is 1 unless said).
 constexpr std::uint64_t kMaxHosts = 1'000'000;
@@ -67,6 +76,10 @@ constexpr std::uint64_t kMaxSyntheticJobs = 1'000'000;
 constexpr std::uint32_t kMaxCpusPerNode = 4096;
 constexpr int kMaxTopologyParameter = 100'000;  // the generators check the real limits
 constexpr double kMaxJobTime = 1e12;            // seconds: ~31,700 years
+constexpr double kMaxGpuLinkFactor = 1000;
+constexpr double kMaxLinkLatency = 1.0;        // seconds
+constexpr double kMaxSampleInterval = 1e6;     // seconds
+constexpr double kMaxAdaptiveParameter = 1e6;  // bias, split_slack (flows)
 
 std::string join(std::span<const std::string_view> names, std::string_view sep) {
   std::string out;
@@ -115,11 +128,14 @@ class Parser {
       if (!given.contains(std::string(key))) missing(doc, YamlReader::kTopLevel, key);
     }
     if (!given.contains("workload")) missing(doc, YamlReader::kTopLevel, "workload");
-    if (!given.contains("pattern")) {
+    if (!given.contains("pattern") && !given.contains("application")) {
       r_.fail(doc, "top level: missing key 'pattern': the jobs' traffic, a pattern (" +
-                       join(pattern_names(), ", ") + ") or dynamic");
+                       join(pattern_names(), ", ") +
+                       ") or dynamic (with model flow: or an "
+                       "application)");
     }
     defaults();
+    check_flow_only();
     finish();
   }
 
@@ -158,6 +174,10 @@ class Parser {
       read(v, key, d_.model, model());
     } else if (key == "pattern") {
       read(v, key, d_.pattern, pattern());
+    } else if (key == "application") {
+      read(v, key, d_.application, application());
+    } else if (key == "timing") {
+      timing(v);
     } else {
       workload(v);
     }
@@ -265,7 +285,8 @@ class Parser {
   ReadOne<std::string> routing() const {
     return [this](const YAML::Node& n, const std::string& key) {
       std::string v = r_.string(n, key);
-      const std::vector<std::string> known = algorithm_names();
+      std::vector<std::string> known = algorithm_names();
+      known.emplace_back(kAdaptiveRouting);  // model flow only: check_flow_only()
       if (std::find(known.begin(), known.end(), v) == known.end()) {
         r_.fail(n, key + ": unknown routing algorithm " + quote_for_message(v) +
                        " (known: " + join(known, ", ") + ")");
@@ -307,9 +328,8 @@ class Parser {
 
   ReadOne<SimulationModel> model() const {
     return [this](const YAML::Node& n, const std::string& key) {
-      // One model so far; the flow-level model of issue 12 joins it as `flow`.
-      (void)one_of(kModels)(n, key);
-      const SimulationModel m = SimulationModel::kStatic;
+      const std::string v = one_of(kModels)(n, key).first;
+      const SimulationModel m = v == "flow" ? SimulationModel::kFlow : SimulationModel::kStatic;
       return std::pair<SimulationModel, std::string>{m, std::string(to_string(m))};
     };
   }
@@ -418,6 +438,83 @@ class Parser {
     };
   }
 
+  ReadOne<ScenarioApplication> application() {
+    return [this](const YAML::Node& n, const std::string& key) {
+      const std::string text = r_.string(n, key);
+      ScenarioApplication a;
+      try {
+        a.spec = AppSpec::parse(text);
+        a.spec.validate();
+      } catch (const std::invalid_argument& e) {
+        r_.fail(n, key + ": " + e.what());
+      }
+      a.text = a.spec.to_string();
+      if (a.spec.kind() == AppKind::kPattern && a.spec.pattern.name == "matrix") {
+        const ScenarioFile f = file(n, key + ": matrix", a.spec.pattern.file, nullptr);
+        try {
+          (void)read_traffic_matrix(f.path, std::nullopt);
+        } catch (const std::invalid_argument& e) {
+          r_.fail(n, key + ": " + e.what());
+        }
+        a.spec.pattern.file = f.path;
+      }
+      return std::pair<ScenarioApplication, std::string>{a, a.text};
+    };
+  }
+
+  // A number in [min, max], written as the `what` says.
+  ReadOne<double> ranged(double min, double max, std::string what) const {
+    return [this, min, max, what](const YAML::Node& n, const std::string& key) {
+      const double v = r_.number(n, key);
+      if (!(v >= min) || v > max) {
+        r_.fail(n, key + ": " + n.Scalar() + " is out of range: " + what);
+      }
+      return std::pair<double, std::string>{v, number_text(v)};
+    };
+  }
+
+  // A duration as applications write it (`100ns`, `2ms`, `0`), at most `max` seconds.
+  ReadOne<double> duration(double max) const {
+    return [this, max](const YAML::Node& n, const std::string& key) {
+      const std::string text = r_.string(n, key);
+      std::string why;
+      const std::optional<double> v = parse_duration(text, &why);
+      if (!v) r_.fail(n, key + ": " + quote_for_message(text) + " " + why);
+      if (*v > max) {
+        r_.fail(n, key + ": " + quote_for_message(text) + " is out of range: at most " +
+                       duration_to_string(max));
+      }
+      return std::pair<double, std::string>{*v, duration_to_string(*v)};
+    };
+  }
+
+  ReadOne<NicPolicy> nic() const {
+    return [this](const YAML::Node& n, const std::string& key) {
+      const std::string text = r_.string(n, key);
+      try {
+        const NicPolicy p = NicPolicy::parse(text);
+        return std::pair<NicPolicy, std::string>{p, p.to_string()};
+      } catch (const std::invalid_argument& e) {
+        r_.fail(n, key + ": " + e.what());
+      }
+    };
+  }
+
+  ReadOne<DragonflyAdaptiveRule> adaptive_rule() const {
+    return [this](const YAML::Node& n, const std::string& key) {
+      const std::string v = one_of(kAdaptiveRules)(n, key).first;
+      const DragonflyAdaptiveRule r = parse_dragonfly_adaptive_rule(v);
+      return std::pair<DragonflyAdaptiveRule, std::string>{r, v};
+    };
+  }
+
+  ReadOne<std::string> baseline() const {
+    return [this](const YAML::Node& n, const std::string& key) {
+      auto [v, text] = routing()(n, key);
+      return std::pair<std::string, std::string>{v, text};
+    };
+  }
+
   // --- sections -----------------------------------------------------------------------
 
   // A map whose fields sweep, not a list of maps: for_each_key over it.
@@ -487,6 +584,48 @@ class Parser {
     for (std::size_t i = 0; i < N; ++i) {
       if (!fields[i].given()) missing(map, what, keys[i]);
     }
+  }
+
+  // `timing:` — read whatever the model; check_flow_only() refuses it unless the model is flow.
+  void timing(const YAML::Node& map) {
+    d_.timing_given = true;
+    d_.timing_at = where_of(map);
+    constexpr std::string_view kWhy = "it cannot be swept (write two scenarios)";
+    each_field(map, "timing", kTimingKeys, [&](const std::string& key, const YAML::Node& v) {
+      const std::string full = "timing." + key;
+      if (key == "nic") {
+        read(v, full, d_.nic, nic());
+      } else if (key == "gpu_link") {
+        read(v, full, d_.gpu_link,
+             ranged(1e-3, kMaxGpuLinkFactor, "a factor of the link bandwidth, 0.001 to 1000"));
+      } else if (key == "bandwidth_multiple") {
+        read(v, full, d_.bandwidth_multiple,
+             ranged(1.0 / 16, 16, "a multiple of link_bandwidth from 0.0625 (x/16) to 16"));
+      } else if (key == "link_latency") {
+        single(v, full, kWhy);
+        read(v, full, d_.link_latency, duration(kMaxLinkLatency));
+      } else if (key == "baseline") {
+        single(v, full, "one routing is the speedup's reference");
+        read(v, full, d_.baseline, baseline());
+      } else if (key == "alone") {
+        single(v, full, kWhy);
+        read(v, full, d_.alone, boolean());
+      } else if (key == "sample_interval") {
+        single(v, full, kWhy);
+        read(v, full, d_.sample_interval, duration(kMaxSampleInterval));
+      } else {
+        each_field(v, full, kAdaptiveKeys, [&](const std::string& k, const YAML::Node& a) {
+          const std::string name = full + "." + k;
+          single(a, name, kWhy);
+          if (k == "rule") {
+            read(a, name, d_.adaptive_rule, adaptive_rule());
+          } else {
+            read(a, name, k == "bias" ? d_.adaptive_bias : d_.split_slack,
+                 ranged(0, kMaxAdaptiveParameter, "flows, from 0 to 1000000"));
+          }
+        });
+      }
+    });
   }
 
   void workload(const YAML::Node& map) {
@@ -587,9 +726,14 @@ class Parser {
           // emplace: assigning to a YAML::Node writes through to the node it refers to.
           (key == "start" ? start_at : end_at).emplace(v);
           c[key] = number_text(t);
-        } else {
+        } else if (key == "pattern") {
           auto [p, text] = pattern()(v, full);
           job.pattern = std::move(p);
+          c[key] = text;
+        } else {
+          auto [a, text] = application()(v, full);
+          job.application = std::move(a);
+          if (!d_.job_application_at) d_.job_application_at = where_of(v);
           c[key] = text;
         }
       });
@@ -622,6 +766,69 @@ class Parser {
     set_default(d_.load_guard, "load_guard", std::uint8_t{1}, "true");
     set_default(d_.model, "model", SimulationModel::kStatic, "static");
     if (!d_.hosts.given()) canonical_["topology.hosts"] = "all";
+    if (!flow()) return;
+    // Only for the flow model, so that static scenarios keep their hashes.
+    set_default(d_.nic, "timing.nic", NicPolicy{}, NicPolicy{}.to_string());
+    set_default(d_.gpu_link, "timing.gpu_link", 2.0, "2");
+    set_default(d_.link_latency, "timing.link_latency", 0.0, "0");
+    set_default(d_.bandwidth_multiple, "timing.bandwidth_multiple", 1.0, "1");
+    set_default(d_.baseline, "timing.baseline", std::string("dmodk"), "dmodk");
+    set_default(d_.alone, "timing.alone", std::uint8_t{0}, "false");
+    set_default(d_.sample_interval, "timing.sample_interval", 0.0, "0");
+    const AdaptiveRoutingOptions a;
+    set_default(d_.adaptive_rule, "timing.adaptive.rule", a.dragonfly.rule,
+                std::string(to_string(a.dragonfly.rule)));
+    set_default(d_.adaptive_bias, "timing.adaptive.bias", a.dragonfly.bias,
+                number_text(a.dragonfly.bias));
+    set_default(d_.split_slack, "timing.adaptive.split_slack", a.fat_tree.split_slack,
+                number_text(a.fat_tree.split_slack));
+  }
+
+  /// The model is flow (it cannot be swept together with static: check_flow_only()).
+  [[nodiscard]] bool flow() const {
+    return std::find(d_.model.values.begin(), d_.model.values.end(), SimulationModel::kFlow) !=
+           d_.model.values.end();
+  }
+
+  // What only the flow model takes, refused with the static one at the value that needs it.
+  void check_flow_only() {
+    const auto& models = d_.model.values;
+    const bool has_static =
+        std::find(models.begin(), models.end(), SimulationModel::kStatic) != models.end();
+    if (flow() && has_static) {
+      const Where w = d_.model.at.back();
+      r_.fail_at(w.line, w.column,
+                 "model: static and flow cannot be swept together (their outputs differ); write "
+                 "two scenarios");
+    }
+    if (flow()) {
+      if (d_.alone.given() && d_.alone.values[0] != 0 && d_.jobs &&
+          d_.jobs->size() > kMaxAloneJobs) {
+        const Where w = d_.alone.at[0];
+        r_.fail_at(w.line, w.column,
+                   "timing.alone: " + std::to_string(d_.jobs->size()) +
+                       " jobs would each run once more alone; at most " +
+                       std::to_string(kMaxAloneJobs));
+      }
+      return;
+    }
+    const auto refuse = [&](Where w, const std::string& what) {
+      r_.fail_at(w.line, w.column,
+                 what +
+                     " is for model flow only (this scenario's model is "
+                     "static)");
+    };
+    if (d_.timing_given) refuse(d_.timing_at, "timing");
+    if (d_.application.given()) refuse(d_.application.at[0], "application");
+    if (d_.job_application_at) refuse(*d_.job_application_at, "a job's application");
+    if (!d_.pattern.given()) {
+      r_.fail_at(0, 0, "top level: missing key 'pattern' (an application needs model flow)");
+    }
+    for (std::size_t i = 0; i < d_.routing.values.size(); ++i) {
+      if (d_.routing.values[i] == kAdaptiveRouting) {
+        refuse(d_.routing.at[i], "routing: adaptive (the fabric's adaptive routing)");
+      }
+    }
   }
 
   void finish() {
@@ -686,6 +893,8 @@ Scenario load_scenario(const std::string& path) {
 
 std::vector<std::string> scenario_keys() {
   std::vector<std::string> out(kTopKeys.begin(), kTopKeys.end());
+  add_dotted_keys(out, "timing", kTimingKeys);
+  add_dotted_keys(out, "timing.adaptive", kAdaptiveKeys);
   add_dotted_keys(out, "topology", kTopologyKeys);
   add_dotted_keys(out, "topology.dragonfly", kDragonflyKeys);
   add_dotted_keys(out, "topology.megafly", kMegaflyKeys);
@@ -702,7 +911,10 @@ std::vector<std::string> sweepable_scenario_keys() {
     const bool container = k == "topology" || k == "workload" || k == "topology.dragonfly" ||
                            k == "topology.megafly" || k.starts_with("workload.jobs") ||
                            k == "workload.trace" || k == "workload.synthetic";
-    if (k != "name" && !container) out.push_back(k);
+    const bool single =
+        k == "timing" || (k.starts_with("timing.") && k != "timing.nic" && k != "timing.gpu_link" &&
+                          k != "timing.bandwidth_multiple");
+    if (k != "name" && !container && !single) out.push_back(k);
   }
   return out;
 }
@@ -719,6 +931,8 @@ std::string_view to_string(SimulationModel m) {
   switch (m) {
     case SimulationModel::kStatic:
       return "static";
+    case SimulationModel::kFlow:
+      return "flow";
   }
   return "?";
 }
@@ -751,7 +965,9 @@ TopologySpec topology_spec(const ScenarioRun& run) {
       break;
   }
   spec.gpus_per_node = static_cast<int>(run.gpus_per_node);
-  spec.gbps = run.link_bandwidth_gbps;
+  // The flow model's bandwidth multiple scales the network links only (timing_runner.cpp keeps
+  // the GPU links at gpu_link x link_bandwidth).
+  spec.gbps = run.link_bandwidth_gbps * run.timing.bandwidth_multiple;
   return spec;
 }
 

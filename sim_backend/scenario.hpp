@@ -25,6 +25,9 @@
 #include "routing/patterns/mapping_kind.hpp"
 #include "routing/patterns/pattern_spec.hpp"
 #include "routing/xgft.hpp"
+#include "sim_backend/adaptive_routes.hpp"
+#include "sim_backend/app_spec.hpp"
+#include "sim_backend/timing_sim.hpp"
 #include "sim_backend/topology_spec.hpp"
 
 namespace ibsdn {
@@ -35,6 +38,8 @@ inline constexpr std::size_t kMaxExplicitJobs = 10'000;  // workload.jobs entrie
 inline constexpr std::uint32_t kMaxGpusPerNode = 64;
 inline constexpr std::uint32_t kMaxScenarioRanksPerNode = 1024;
 inline constexpr double kMaxLinkBandwidthGbps = 1'000'000.0;
+/// timing.alone runs every job once more by itself: at most this many jobs.
+inline constexpr std::size_t kMaxAloneJobs = 200;
 
 /// A file the scenario names: as written, and resolved against the scenario file's directory
 /// (absolute, lexically normal). The hash covers the written form and the file's content, so a
@@ -72,7 +77,29 @@ struct ScenarioPattern {
   std::string text;
 };
 
-enum class SimulationModel : std::uint8_t { kStatic };
+/// `static`: seed 002's link loads at job starts and ends; `flow`: the flow-level timing model
+/// (timing_sim.hpp), jobs running their applications.
+enum class SimulationModel : std::uint8_t { kStatic, kFlow };
+
+/// A job's application for the flow model (app_spec.hpp). For `matrix:file=F`, spec.pattern.file
+/// is F resolved like every file of the scenario.
+struct ScenarioApplication {
+  AppSpec spec;
+  /// The canonical text (spec.to_string() with the file as written).
+  std::string text;
+};
+
+/// `timing:` — the flow model's settings (model flow only).
+struct TimingSettings {
+  NicPolicy nic;
+  double gpu_link = 2.0;            // GPU pair links: x the unscaled network link bandwidth
+  double link_latency = 0;          // seconds, every network link
+  double bandwidth_multiple = 1.0;  // network links: link_bandwidth x this (1/16 .. 16)
+  std::string baseline = "dmodk";   // the routing the speedup column is held against
+  bool alone = false;               // also run every job alone (slowdown)
+  double sample_interval = 0;       // seconds; 0: no link samples
+  AdaptiveRoutingOptions adaptive;  // routing adaptive, and sdn-adaptive's adaptive jobs
+};
 
 /// `trace:` — a Standard Workload Format file (seed 002 IV.A.1).
 struct TraceWorkload {
@@ -95,6 +122,8 @@ struct ScenarioJob {
   double start = 0.0;                      // seconds
   double end = 0.0;                        // seconds, > start
   std::optional<ScenarioPattern> pattern;  // the run's pattern when absent
+  /// Model flow: the job's application (see ScenarioRun::application for which one a job runs).
+  std::optional<ScenarioApplication> application;
 };
 
 /// `jobs:` — explicit jobs, shared by every run of a sweep.
@@ -124,7 +153,13 @@ struct ScenarioRun {
   /// The controller's load_guard (docs/routing.md, "The load guard").
   bool load_guard = true;
   SimulationModel model = SimulationModel::kStatic;
-  ScenarioPattern pattern;  // the jobs' pattern (an explicit job may name its own)
+  /// The jobs' pattern (an explicit job may name its own); with model flow and an application
+  /// it may be absent (empty text).
+  ScenarioPattern pattern;
+  /// Model flow: the jobs' application. A job runs its own application, else its own pattern as
+  /// a one-phase application, else this, else the run's pattern as a one-phase application.
+  std::optional<ScenarioApplication> application;
+  TimingSettings timing;  // model flow
   ScenarioWorkload workload;
 };
 
@@ -189,7 +224,7 @@ std::vector<std::string> sweepable_scenario_keys();
 /// The names a scenario accepts beyond those of the registries (node_allocation_names(),
 /// synthetic_preset_names() (swf_synthetic.hpp), the routing algorithms and patterns).
 std::span<const std::string_view> dynamic_pattern_names();   // ring 2dnn 3dnn random4
-std::span<const std::string_view> simulation_model_names();  // static
+std::span<const std::string_view> simulation_model_names();  // static flow
 std::string_view to_string(SimulationModel m);
 
 /// The pattern job `job_index` (0-based, in workload order) plays in a run seeded `seed`: the

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -78,7 +79,22 @@ struct Scenario::Draft {
   Field<FlowDefinitionLevel> flow_level;
   Field<std::uint8_t> load_guard;  // 0 or 1: std::vector<bool> has no element references
   Field<SimulationModel> model;
-  Field<ScenarioPattern> pattern;
+  Field<ScenarioPattern> pattern;  // may be absent with model flow and an application
+
+  // Model flow (issue 12).
+  Field<ScenarioApplication> application;
+  bool timing_given = false;
+  Where timing_at;
+  Field<NicPolicy> nic;
+  Field<double> gpu_link;
+  Field<double> link_latency;
+  Field<double> bandwidth_multiple;
+  Field<std::string> baseline;
+  Field<std::uint8_t> alone;
+  Field<double> sample_interval;
+  Field<DragonflyAdaptiveRule> adaptive_rule;
+  Field<double> adaptive_bias;
+  Field<double> split_slack;
 
   WorkloadKind workload_kind = WorkloadKind::kJobs;
   Field<ScenarioFile> trace_file;
@@ -89,8 +105,9 @@ struct Scenario::Draft {
   Field<std::uint64_t> synthetic_jobs;
   Field<double> synthetic_utilisation;  // absent: the preset's
   std::shared_ptr<const std::vector<ScenarioJob>> jobs;
-  std::size_t largest_job = 0;  // index of the job with the most nodes
-  Where largest_job_at;         // its `nodes`
+  std::size_t largest_job = 0;              // index of the job with the most nodes
+  std::optional<Where> job_application_at;  // the first explicit job's own application
+  Where largest_job_at;                     // its `nodes`
 };
 
 /// Builds run `index` (< draft.run_count) and checks what only the combination can fail.

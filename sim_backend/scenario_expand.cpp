@@ -161,7 +161,22 @@ ScenarioRun build_run(const Scenario::Draft& d, std::size_t index) {
   run.flow_level = d.flow_level.value(c);
   run.load_guard = d.load_guard.value(c) != 0;
   run.model = d.model.value(c);
-  run.pattern = d.pattern.value(c);
+  if (d.pattern.given()) run.pattern = d.pattern.value(c);
+  if (d.application.given()) run.application = d.application.value(c);
+  if (run.model == SimulationModel::kFlow) {
+    TimingSettings& t = run.timing;
+    t.nic = d.nic.value(c);
+    t.gpu_link = d.gpu_link.value(c);
+    t.link_latency = d.link_latency.value(c);
+    t.bandwidth_multiple = d.bandwidth_multiple.value(c);
+    t.baseline = d.baseline.value(c);
+    t.alone = d.alone.value(c) != 0;
+    t.sample_interval = d.sample_interval.value(c);
+    t.adaptive.dragonfly.rule = d.adaptive_rule.value(c);
+    t.adaptive.dragonfly.bias = d.adaptive_bias.value(c);
+    t.adaptive.dragonfly.seed = run.seed;
+    t.adaptive.fat_tree.split_slack = d.split_slack.value(c);
+  }
   run.workload = build_workload(d, c, err, run.topology.hosts);
   return run;
 }

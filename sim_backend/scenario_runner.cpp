@@ -76,9 +76,10 @@ bool cabled(const Fabric& f, NodeIdx h) {
   return std::any_of(ports.begin(), ports.end(), [](const Port& p) { return p.connected(); });
 }
 
-/// Each job's nodes at its start time, or nullopt when too few were free.
-std::vector<std::optional<std::vector<NodeIdx>>> allocate(const ScenarioRun& run, const Fabric& f,
-                                                          const std::vector<WorkloadJob>& jobs) {
+}  // namespace
+
+std::vector<std::optional<std::vector<NodeIdx>>> allocate_workload(
+    const ScenarioRun& run, const Fabric& f, const std::vector<WorkloadJob>& jobs) {
   NodeAllocationOptions opts;
   opts.seed = run.seed;
   const std::unique_ptr<NodeAllocator> alloc = make_node_allocator(run.allocation, f, opts);
@@ -107,6 +108,8 @@ std::vector<std::optional<std::vector<NodeIdx>>> allocate(const ScenarioRun& run
   }
   return out;
 }
+
+namespace {
 
 Traffic job_traffic(const PatternSpec& p, std::map<std::string, Traffic>& matrices) {
   if (p.name != "matrix") return p;
@@ -207,6 +210,8 @@ std::vector<WorkloadJob> workload_jobs(const ScenarioRun& run, WorkloadCounts& c
     j.start = s.start;
     j.end = s.end;
     j.pattern = job_pattern(s.pattern ? *s.pattern : run.pattern, run.seed, i);
+    j.own_pattern = s.pattern.has_value();
+    j.application = s.application;
     out.push_back(std::move(j));
   }
   counts.read = counts.selected = out.size();
@@ -228,7 +233,7 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   out.lft_routing = tables.algorithm;
 
   const std::vector<WorkloadJob> jobs = workload_jobs(run, out.counts);
-  const auto nodes = allocate(run, subnet.fabric, jobs);
+  const auto nodes = allocate_workload(run, subnet.fabric, jobs);
   std::map<std::string, Traffic> matrices;
   std::vector<ReplayJob> replay_jobs;
   for (std::size_t i = 0; i < jobs.size(); ++i) {

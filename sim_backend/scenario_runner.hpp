@@ -23,7 +23,10 @@ struct WorkloadJob {
   std::uint32_t nodes = 0;
   double start = 0;
   double end = 0;
-  PatternSpec pattern;  // job_pattern() of the run's pattern, or the job's own
+  PatternSpec pattern;       // job_pattern() of the run's pattern, or the job's own
+  bool own_pattern = false;  // an explicit job's own `pattern`
+  /// An explicit job's own `application` (model flow).
+  std::optional<ScenarioApplication> application;
 };
 
 /// What the workload gave, and what became of it.
@@ -80,6 +83,12 @@ LinkStats link_stats(std::vector<double> values);
 /// The workload's jobs for `run`, in workload order, with their patterns; counts.read and
 /// counts.selected are filled. Throws std::runtime_error / SwfError for an unreadable trace.
 std::vector<WorkloadJob> workload_jobs(const ScenarioRun& run, WorkloadCounts& counts);
+
+/// Each job's nodes at its start time (the run's allocation policy, ends before starts at one
+/// time, starts by job id; hosts beyond `topology.hosts` never given out), or nullopt when too
+/// few were free.
+std::vector<std::optional<std::vector<NodeIdx>>> allocate_workload(
+    const ScenarioRun& run, const Fabric& f, const std::vector<WorkloadJob>& jobs);
 
 /// The parts of a run, in the order they run.
 enum class RunPart : std::uint8_t {

@@ -1,0 +1,291 @@
+#include "sim_backend/timing_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
+
+#include "sim_backend/run_report.hpp"
+#include "sim_backend/text_file.hpp"
+
+namespace ibsdn {
+namespace {
+
+void row(std::ostringstream& out, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) out << (i ? "," : "") << fields[i];
+  out << '\n';
+}
+
+std::string num(double v) {
+  return format_number(v);
+}
+std::string num(std::size_t v) {
+  return std::to_string(v);
+}
+std::string opt(const std::optional<double>& v) {
+  return v ? format_number(*v) : std::string();
+}
+
+std::size_t jobs_not_run(const FlowOutcome& o) {
+  return static_cast<std::size_t>(
+      std::count_if(o.jobs.begin(), o.jobs.end(), [](const FlowJob& j) { return !j.sim; }));
+}
+
+}  // namespace
+
+std::string FlowRecord::status() const {
+  if (!outcome) return "error: " + error;
+  const std::size_t n = jobs_not_run(*outcome);
+  if (n == 0) return "ok";
+  return "ok, " + std::to_string(n) + (n == 1 ? " job" : " jobs") + " not run";
+}
+
+std::vector<ApplicationSummary> summarise_applications(const FlowOutcome& o) {
+  std::vector<ApplicationSummary> out;
+  std::vector<double> speedup_sum;
+  for (const FlowJob& j : o.jobs) {
+    if (!j.sim) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const ApplicationSummary& a) {
+      return a.application == j.application;
+    });
+    if (it == out.end()) {
+      out.push_back({j.application});
+      speedup_sum.push_back(0);
+      it = out.end() - 1;
+    }
+    const auto k = static_cast<std::size_t>(it - out.begin());
+    const double comm = o.result.jobs[*j.sim].comm_time;
+    ++it->jobs;
+    it->mean_comm_time += comm;
+    it->max_comm_time = std::max(it->max_comm_time, comm);
+    it->baseline_mean_comm_time += o.reference().jobs[*j.sim].comm_time;
+    speedup_sum[k] += *o.speedup(j);
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const auto n = static_cast<double>(out[k].jobs);
+    out[k].mean_comm_time /= n;
+    out[k].baseline_mean_comm_time /= n;
+    out[k].mean_speedup = speedup_sum[k] / n;
+  }
+  return out;
+}
+
+std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
+                                                    const std::vector<FlowRecord>& records,
+                                                    const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create '" + dir.string() + "': " + ec.message());
+  const std::string banner = csv_banner(s) + "\n";
+
+  std::ostringstream summary, jobs, samples;
+  summary << banner
+          << "run,label,routing,baseline,topology,allocation,nic,gpu_link,bandwidth_multiple,"
+             "jobs_read,jobs_selected,jobs_placed,jobs_not_placed,jobs_not_run,makespan,"
+             "baseline_makespan,application,jobs,mean_comm_time,max_comm_time,"
+             "baseline_mean_comm_time,mean_speedup,status,lft_routing\n";
+  jobs << banner
+       << "run,label,routing,job,application,nodes,ranks,start,end,total_time,compute_time,"
+          "comm_time,max_comm_time,slowdown,speedup,baseline_comm_time,status\n";
+  samples << banner << "run,routing,interval,start,link,bytes,utilisation\n";
+  bool sampled = false;
+
+  nlohmann::json runs = nlohmann::json::array();
+  for (const FlowRecord& rec : records) {
+    const ScenarioRun& r = rec.run;
+    const TimingSettings& t = r.timing;
+    const std::string idx = std::to_string(r.index);
+    const std::vector<std::string> head = {
+        idx,
+        csv_field(r.label),
+        r.routing,
+        t.baseline,
+        csv_field(rec.outcome ? rec.outcome->topology : r.topology.label()),
+        r.allocation,
+        t.nic.to_string(),
+        num(t.gpu_link),
+        num(t.bandwidth_multiple)};
+    nlohmann::json jr = {{"run", r.index},
+                         {"label", r.label},
+                         {"routing", r.routing},
+                         {"baseline", t.baseline},
+                         {"allocation", r.allocation},
+                         {"timing",
+                          {{"nic", t.nic.to_string()},
+                           {"gpu_link", t.gpu_link},
+                           {"link_latency", t.link_latency},
+                           {"bandwidth_multiple", t.bandwidth_multiple},
+                           {"alone", t.alone},
+                           {"sample_interval", t.sample_interval}}},
+                         {"status", rec.status()}};
+    if (!rec.outcome) {
+      std::vector<std::string> f = head;
+      f.resize(head.size() + 13);
+      f.push_back(csv_field(rec.status()));
+      f.emplace_back();
+      row(summary, f);
+      runs.push_back(std::move(jr));
+      continue;
+    }
+    const FlowOutcome& o = *rec.outcome;
+    const std::vector<std::string> counts = {num(o.counts.read),         num(o.counts.selected),
+                                             num(o.counts.placed),       num(o.counts.not_placed),
+                                             num(jobs_not_run(o)),       num(o.result.makespan),
+                                             num(o.reference().makespan)};
+    const std::vector<ApplicationSummary> apps = summarise_applications(o);
+    nlohmann::json japps = nlohmann::json::array();
+    for (const ApplicationSummary& a : apps) {
+      std::vector<std::string> f = head;
+      f.insert(f.end(), counts.begin(), counts.end());
+      f.insert(f.end(), {csv_field(a.application), num(a.jobs), num(a.mean_comm_time),
+                         num(a.max_comm_time), num(a.baseline_mean_comm_time), num(a.mean_speedup),
+                         csv_field(rec.status()), o.lft_routing});
+      row(summary, f);
+      japps.push_back({{"application", a.application},
+                       {"jobs", a.jobs},
+                       {"mean_comm_time", a.mean_comm_time},
+                       {"max_comm_time", a.max_comm_time},
+                       {"baseline_mean_comm_time", a.baseline_mean_comm_time},
+                       {"mean_speedup", a.mean_speedup}});
+    }
+    if (apps.empty()) {
+      std::vector<std::string> f = head;
+      f.insert(f.end(), counts.begin(), counts.end());
+      f.resize(f.size() + 6);
+      f.push_back(csv_field(rec.status()));
+      f.push_back(o.lft_routing);
+      row(summary, f);
+    }
+    nlohmann::json jjobs = nlohmann::json::array();
+    for (const FlowJob& j : o.jobs) {
+      std::vector<std::string> f = {idx,
+                                    csv_field(r.label),
+                                    r.routing,
+                                    num(j.id),
+                                    csv_field(j.application),
+                                    num(std::size_t{j.nodes}),
+                                    num(std::size_t{j.ranks})};
+      nlohmann::json jj = {
+          {"job", j.id}, {"application", j.application}, {"nodes", j.nodes}, {"ranks", j.ranks}};
+      if (!j.sim) {
+        f.resize(f.size() + 9);
+        f.push_back(csv_field(j.status));
+        jj["status"] = j.status;
+      } else {
+        const TimedJob& tj = o.result.jobs[*j.sim];
+        const double base = o.reference().jobs[*j.sim].comm_time;
+        f.insert(f.end(), {num(tj.start), num(tj.end), num(tj.total_time()), num(tj.compute_time),
+                           num(tj.comm_time), num(tj.max_comm_time), opt(o.slowdown(j)),
+                           opt(o.speedup(j)), num(base), csv_field(tj.status)});
+        jj.update({{"start", tj.start},
+                   {"end", tj.end},
+                   {"total_time", tj.total_time()},
+                   {"compute_time", tj.compute_time},
+                   {"comm_time", tj.comm_time},
+                   {"max_comm_time", tj.max_comm_time},
+                   {"speedup", *o.speedup(j)},
+                   {"baseline_comm_time", base},
+                   {"messages", tj.messages},
+                   {"network_bytes", tj.network_bytes},
+                   {"gpu_link_bytes", tj.gpu_link_bytes},
+                   {"status", tj.status}});
+        if (const auto sd = o.slowdown(j)) jj["slowdown"] = *sd;
+      }
+      row(jobs, f);
+      jjobs.push_back(std::move(jj));
+    }
+    const double interval = o.result.sample_interval;
+    if (interval > 0) {
+      sampled = true;
+      for (const LinkSample& ls : o.result.samples) {
+        const std::size_t l = ls.link.value();
+        row(samples, {idx, r.routing, num(std::size_t{ls.interval}), num(ls.interval * interval),
+                      csv_field(o.link_names.at(l)), num(ls.bytes),
+                      num(ls.bytes / (o.link_bandwidth.at(l) * interval))});
+      }
+    }
+    jr["topology"] = o.topology;
+    jr["lft_routing"] = o.lft_routing;
+    jr["jobs_count"] = {{"read", o.counts.read},
+                        {"selected", o.counts.selected},
+                        {"placed", o.counts.placed},
+                        {"not_placed", o.counts.not_placed},
+                        {"not_run", jobs_not_run(o)}};
+    jr["makespan"] = o.result.makespan;
+    jr["baseline_makespan"] = o.reference().makespan;
+    jr["messages"] = o.result.messages;
+    jr["applications"] = std::move(japps);
+    jr["jobs"] = std::move(jjobs);
+    runs.push_back(std::move(jr));
+  }
+
+  nlohmann::json doc = {{"tool", "ibsdn-sim run"},
+                        {"model", "flow"},
+                        {"scenario",
+                         {{"name", s.name()},
+                          {"source", s.source()},
+                          {"hash", s.hash_text()},
+                          {"canonical", nlohmann::json::parse(s.canonical_json())}}},
+                        {"runs", std::move(runs)}};
+  std::vector<std::filesystem::path> written;
+  const auto put = [&](const std::string& name, const std::string& text, std::string_view what) {
+    const std::filesystem::path p = dir / name;
+    write_text_file(p.string(), text, what);
+    written.push_back(p);
+  };
+  put("summary.csv", summary.str(), "run summary");
+  put("jobs.csv", jobs.str(), "per-job results");
+  if (sampled) put("link_samples.csv", samples.str(), "link samples");
+  put("results.json", stable_json(std::move(doc)).dump(2) + "\n", "results");
+  return written;
+}
+
+void print_flow_summary(std::ostream& out, const Scenario& s,
+                        const std::vector<FlowRecord>& records) {
+  out << "scenario " << s.name() << " (hash " << s.hash_text() << "), " << records.size()
+      << (records.size() == 1 ? " run" : " runs") << ", flow model\n";
+  int label_width = 5;
+  int routing_width = 7;
+  int app_width = 11;
+  for (const FlowRecord& rec : records) {
+    label_width = std::max(label_width, static_cast<int>(rec.run.label.size()));
+    routing_width = std::max(routing_width, static_cast<int>(rec.run.routing.size()));
+    if (!rec.outcome) continue;
+    for (const FlowJob& j : rec.outcome->jobs) {
+      app_width =
+          std::max(app_width, static_cast<int>(std::min<std::size_t>(j.application.size(), 40)));
+    }
+  }
+  char line[1024];
+  std::snprintf(line, sizeof line, "%-4s %-*s %-*s %-*s %5s %12s %12s %12s %8s  %s\n", "run",
+                label_width, "label", routing_width, "routing", app_width, "application", "jobs",
+                "makespan_s", "meanComm_s", "baseline_s", "speedup", "status");
+  out << line;
+  for (const FlowRecord& rec : records) {
+    const ScenarioRun& r = rec.run;
+    const std::string label = r.label.empty() ? "-" : r.label;
+    const std::vector<ApplicationSummary> apps =
+        rec.outcome ? summarise_applications(*rec.outcome) : std::vector<ApplicationSummary>{};
+    if (apps.empty()) {
+      std::snprintf(line, sizeof line, "%-4zu %-*s %-*s %-*s %5s %12s %12s %12s %8s  %s\n", r.index,
+                    label_width, label.c_str(), routing_width, r.routing.c_str(), app_width, "-",
+                    "-", "-", "-", "-", "-", rec.status().c_str());
+      out << line;
+      continue;
+    }
+    for (const ApplicationSummary& a : apps) {
+      std::snprintf(line, sizeof line,
+                    "%-4zu %-*s %-*s %-*.*s %5zu %12.6g %12.6g %12.6g %8.3f  %s\n", r.index,
+                    label_width, label.c_str(), routing_width, r.routing.c_str(), app_width, 40,
+                    a.application.c_str(), a.jobs, rec.outcome->result.makespan, a.mean_comm_time,
+                    a.baseline_mean_comm_time, a.mean_speedup, rec.status().c_str());
+      out << line;
+    }
+  }
+  out << "meanComm_s: the jobs' mean communication time (the ranks' mean time not computing);\n"
+         "baseline_s: the same under timing.baseline, on the same jobs and nodes;\n"
+         "speedup: per job baseline / routing communication time, averaged.\n";
+}
+
+}  // namespace ibsdn

@@ -1,0 +1,93 @@
+// The controller's routes in the timing simulator (sim_backend/controller_routes.hpp): the
+// controller is told a job's traffic at its start, and the job's messages take the paths its
+// entries install.
+#include "sim_backend/controller_routes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "routing/default_tables.hpp"
+#include "routing/xgft.hpp"
+#include "sim_backend/timing_sim.hpp"
+
+namespace ibsdn {
+namespace {
+
+constexpr double kGbps = 100;
+constexpr double kBandwidth = kGbps * 1e9 / 8;  // bytes/s
+constexpr std::uint64_t kSize = 12'500'000;     // 1 ms at kBandwidth
+
+/// XGFT(2;4,4;1,4) with sequential LIDs and its DmodK LFTs.
+struct Tree {
+  plugin::Subnet subnet;
+  LftSet lfts;
+  Tree() {
+    subnet.fabric = generate_xgft(XgftParams::parse("2;4,4;1,4"), 1, kGbps);
+    subnet.lids = sequential_lids(subnet.fabric);
+    lfts = default_tables(subnet.fabric, subnet.lids).lfts;
+  }
+};
+
+/// One job on all 16 hosts whose two messages DmodK sends up one link of leaf 0: host 0 -> 4 and
+/// host 1 -> 8 (destinations equal mod 4 take the same spine).
+std::vector<TimingJob> colliding(const Tree& t) {
+  TimingJob j;
+  j.id = 7;
+  j.nodes = t.subnet.fabric.hcas();
+  TimingPhase p;
+  p.name = "perm";
+  p.messages = {{0, 4, kSize}, {1, 8, kSize}};
+  j.phases.push_back(p);
+  return {j};
+}
+
+ReplayOptions options(const std::string& routing) {
+  ReplayOptions o;
+  o.routing = routing;
+  o.ranks_per_node = 1;
+  return o;
+}
+
+void expect_time(double got, double want) {
+  EXPECT_NEAR(got, want, 1e-12 * want) << "want " << want;
+}
+
+TEST(ControllerRoutes, SdnOptimalSeparatesWhatDmodKCollides) {
+  const Tree t;
+  const std::vector<TimingJob> jobs = colliding(t);
+  const auto lft = lft_routes(t.subnet.fabric, t.lfts);
+  expect_time(simulate_timing(t.subnet.fabric, jobs, *lft).jobs[0].end, 2 * kSize / kBandwidth);
+
+  const auto sdn = controller_routes(t.subnet, t.lfts, options("sdn-optimal"));
+  const TimingResult r = simulate_timing(t.subnet.fabric, jobs, *sdn);
+  expect_time(r.jobs[0].end, kSize / kBandwidth);
+  EXPECT_EQ(r.jobs[0].status, "ok");
+  const double busiest = *std::max_element(r.link_bytes.begin(), r.link_bytes.end());
+  EXPECT_EQ(busiest, static_cast<double>(kSize)) << "no link carries both messages";
+}
+
+TEST(ControllerRoutes, TheNextJobStartsAfterTheControllerEndedThePrevious) {
+  const Tree t;
+  std::vector<TimingJob> jobs = colliding(t);
+  TimingJob second = jobs[0];
+  second.id = 8;
+  jobs.push_back(second);
+  const auto sdn = controller_routes(t.subnet, t.lfts, options("sdn-optimal"));
+  const TimingResult r = simulate_timing(t.subnet.fabric, jobs, *sdn);
+  expect_time(r.jobs[1].start, kSize / kBandwidth);
+  expect_time(r.jobs[1].end, 2 * kSize / kBandwidth);
+}
+
+TEST(ControllerRoutes, DmodKIsNotAControllerRouting) {
+  const Tree t;
+  EXPECT_THROW((void)controller_routes(t.subnet, t.lfts, options("dmodk")), std::invalid_argument);
+  EXPECT_THROW((void)controller_routes(t.subnet, t.lfts, options("no-such-routing")),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ibsdn

@@ -1,0 +1,240 @@
+// Scenario files of the flow model (`model: flow`, docs/simulation.md "The flow model in
+// scenarios"): the application and timing keys, their defaults and sweeps, and every bad key or
+// value refused at its FILE:LINE:COLUMN — timing, an application or adaptive routing with the
+// static model included.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sim_backend/scenario.hpp"
+#include "tests/param_names.hpp"
+#include "tests/unit/temp_dir.hpp"
+
+namespace ibsdn {
+namespace {
+
+Scenario parse(const std::string& text) {
+  return parse_scenario(text, "f.yaml", std::filesystem::temp_directory_path());
+}
+
+constexpr const char* kFlow = R"(name: f
+topology: {xgft: "2;4,4;1,4"}
+routing: dmodk
+model: flow
+application: "stencil4d:bytes=1M,iter=10,compute=2ms"
+workload: {jobs: [{nodes: 2, start: 0, end: 10}]}
+)";
+
+constexpr const char* kStatic = R"(name: s
+topology: {xgft: "2;4,4;1,4"}
+routing: dmodk
+pattern: ring
+workload: {jobs: [{nodes: 2, start: 0, end: 10}]}
+)";
+
+TEST(ScenarioFlow, EveryTimingKey_Loads) {
+  const Scenario s = parse(std::string(kFlow) + R"(timing:
+  nic: rr-2
+  gpu_link: 4
+  link_latency: 100ns
+  bandwidth_multiple: 0.5
+  baseline: sdn-optimal
+  alone: true
+  sample_interval: 1ms
+  adaptive: {rule: ugal-g, bias: 2, split_slack: 0.5}
+)");
+  const ScenarioRun r = s.run(0);
+  EXPECT_EQ(r.model, SimulationModel::kFlow);
+  ASSERT_TRUE(r.application.has_value());
+  EXPECT_EQ(r.application->spec.name, "stencil4d");
+  EXPECT_EQ(r.application->spec.compute_s, 2e-3);
+  const TimingSettings& t = r.timing;
+  EXPECT_EQ(t.nic, NicPolicy::parse("rr-2"));
+  EXPECT_EQ(t.gpu_link, 4);
+  EXPECT_EQ(t.link_latency, 100e-9);
+  EXPECT_EQ(t.bandwidth_multiple, 0.5);
+  EXPECT_EQ(t.baseline, "sdn-optimal");
+  EXPECT_TRUE(t.alone);
+  EXPECT_EQ(t.sample_interval, 1e-3);
+  EXPECT_EQ(t.adaptive.dragonfly.rule, DragonflyAdaptiveRule::kUgalGlobal);
+  EXPECT_EQ(t.adaptive.dragonfly.bias, 2);
+  EXPECT_EQ(t.adaptive.fat_tree.split_slack, 0.5);
+  EXPECT_EQ(topology_spec(r).gbps, 50) << "network links at link_bandwidth x the multiple";
+}
+
+TEST(ScenarioFlow, OmittedTiming_TakesTheDocumentedDefaults) {
+  const ScenarioRun r = parse(kFlow).run(0);
+  const TimingSettings& t = r.timing;
+  EXPECT_EQ(t.nic, NicPolicy{});
+  EXPECT_EQ(t.gpu_link, 2);
+  EXPECT_EQ(t.link_latency, 0);
+  EXPECT_EQ(t.bandwidth_multiple, 1);
+  EXPECT_EQ(t.baseline, "dmodk");
+  EXPECT_FALSE(t.alone);
+  EXPECT_EQ(t.sample_interval, 0);
+  EXPECT_EQ(t.adaptive.dragonfly.rule, DragonflyAdaptiveRule::kProgressive);
+  EXPECT_EQ(t.adaptive.dragonfly.bias, 3);
+  EXPECT_EQ(t.adaptive.fat_tree.split_slack, 1);
+  EXPECT_TRUE(r.pattern.text.empty()) << "no pattern needed beside an application";
+}
+
+TEST(ScenarioFlow, ApplicationAndTimingSweep_AdaptiveRoutingAndJobsOwnApplication) {
+  const Scenario s = parse(R"(name: f
+topology: {xgft: "2;4,4;1,4"}
+routing: [dmodk, adaptive, sdn-adaptive]
+model: flow
+pattern: ring
+application: ["random-perm:iter=2", "stencil3d:dims=1x1x2"]
+timing: {nic: [fcfs, rr], gpu_link: [1, 2], bandwidth_multiple: [0.0625, 16]}
+workload: {jobs: [{nodes: 2, start: 0, end: 10, application: "shift:k=2"}]}
+)");
+  EXPECT_EQ(s.run_count(), 3u * 2 * 2 * 2 * 2);
+  const std::vector<std::string> sweepable = sweepable_scenario_keys();
+  std::vector<std::string> keys;
+  for (const SweepAxis& a : s.axes()) {
+    keys.push_back(a.key);
+    EXPECT_NE(std::find(sweepable.begin(), sweepable.end(), a.key), sweepable.end()) << a.key;
+  }
+  EXPECT_EQ(keys, (std::vector<std::string>{"routing", "application", "timing.nic",
+                                            "timing.gpu_link", "timing.bandwidth_multiple"}));
+  const ScenarioRun last = s.run(s.run_count() - 1);
+  EXPECT_EQ(last.routing, "sdn-adaptive");
+  EXPECT_EQ(last.application->text, "stencil3d:dims=1x1x2");
+  EXPECT_EQ(last.timing.bandwidth_multiple, 16);
+  const auto& jobs = *std::get<ExplicitJobs>(last.workload).jobs;
+  ASSERT_TRUE(jobs[0].application.has_value());
+  EXPECT_EQ(jobs[0].application->text, "shift:k=2");
+}
+
+TEST(ScenarioFlow, StaticScenariosKeepTheirHash_FlowKeysChangeIt) {
+  const Scenario a = parse(kStatic);
+  const Scenario b = parse(std::string(kStatic) + "model: static\n");
+  EXPECT_EQ(a.hash(), b.hash());
+  EXPECT_EQ(a.canonical_json().find("timing"), std::string::npos)
+      << "a static scenario's canonical form has no timing fields: old hashes stay valid";
+  const Scenario f = parse(kFlow);
+  const Scenario g = parse(std::string(kFlow) + "timing: {nic: rr}\n");
+  const Scenario h = parse(std::string(kFlow) + "timing: {nic: fcfs}\n");
+  EXPECT_NE(f.hash(), g.hash());
+  EXPECT_EQ(f.hash(), h.hash()) << "writing a default changes nothing";
+}
+
+struct BadFlow {
+  std::string name;
+  std::string text;
+  std::size_t line;
+  std::string needle;  // the column is where this starts on that line
+  std::string says;
+};
+
+class ScenarioFlowRejects : public ::testing::TestWithParam<BadFlow> {};
+
+TEST_P(ScenarioFlowRejects, NamingFileLineAndColumn) {
+  const BadFlow& bad = GetParam();
+  std::size_t start = 0;
+  for (std::size_t i = 1; i < bad.line; ++i) start = bad.text.find('\n', start) + 1;
+  const std::string line = bad.text.substr(start, bad.text.find('\n', start) - start);
+  ASSERT_NE(line.find(bad.needle), std::string::npos) << line;
+  const std::size_t column = line.find(bad.needle) + 1;
+  try {
+    (void)parse(bad.text);
+    FAIL() << "accepted:\n" << bad.text;
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.line(), bad.line) << what;
+    EXPECT_EQ(e.column(), column) << what;
+    const std::string prefix =
+        "f.yaml:" + std::to_string(bad.line) + ":" + std::to_string(column) + ": ";
+    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
+    EXPECT_NE(what.find(bad.says), std::string::npos) << what << "\nexpected: " << bad.says;
+  }
+}
+
+std::string flow(const std::string& line) {
+  return std::string(kFlow) + line + "\n";
+}
+
+std::string many_jobs(std::size_t n) {
+  std::string jobs;
+  for (std::size_t i = 0; i < n; ++i) {
+    jobs += std::string(i ? ", " : "") + "{nodes: 1, start: " + std::to_string(i) +
+            ", end: " + std::to_string(i + 1) + "}";
+  }
+  return jobs;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ScenarioFlowRejects,
+    ::testing::Values(
+        BadFlow{"TimingWithTheStaticModel", std::string(kStatic) + "timing: {nic: rr}\n", 6, "{",
+                "timing is for model flow only"},
+        BadFlow{"ApplicationWithTheStaticModel", std::string(kStatic) + "application: ring\n", 6,
+                "ring", "application is for model flow only"},
+        BadFlow{"JobsApplicationWithTheStaticModel",
+                R"(name: s
+topology: {xgft: "2;4,4;1,4"}
+routing: dmodk
+pattern: ring
+workload: {jobs: [{nodes: 2, start: 0, end: 10, application: ring}]}
+)",
+                5, "ring}", "a job's application is for model flow only"},
+        BadFlow{"AdaptiveRoutingNeedsTheFlowModel",
+                R"(name: s
+topology: {xgft: "2;4,4;1,4"}
+routing: [dmodk, adaptive]
+pattern: ring
+workload: {jobs: [{nodes: 2, start: 0, end: 10}]}
+)",
+                3, "adaptive",
+                "routing: adaptive (the fabric's adaptive routing) is for model "
+                "flow only"},
+        BadFlow{"StaticAndFlowSweptTogether", std::string(kStatic) + "model: [static, flow]\n", 6,
+                "flow", "static and flow cannot be swept together"},
+        BadFlow{"UnknownTimingKey", flow("timing: {nics: rr}"), 7, "nics",
+                "timing: unknown key 'nics' (did you mean 'nic'?)"},
+        BadFlow{"UnknownNicPolicy", flow("timing: {nic: lifo}"), 7, "lifo", "timing.nic: "},
+        BadFlow{"GpuLinkZero", flow("timing: {gpu_link: 0}"), 7, "0",
+                "timing.gpu_link: 0 is out of range"},
+        BadFlow{"BandwidthMultipleAbove16", flow("timing: {bandwidth_multiple: 32}"), 7, "32",
+                "timing.bandwidth_multiple: 32 is out of range: a multiple of link_bandwidth "
+                "from 0.0625 (x/16) to 16"},
+        BadFlow{"BandwidthMultipleBelowASixteenth", flow("timing: {bandwidth_multiple: 0.01}"), 7,
+                "0.01", "timing.bandwidth_multiple: 0.01 is out of range"},
+        BadFlow{"LatencyWithoutUnit", flow("timing: {link_latency: 100}"), 7, "100",
+                "timing.link_latency: '100' needs a unit"},
+        BadFlow{"LatencySwept", flow("timing: {link_latency: [0, 1us]}"), 7, "[",
+                "timing.link_latency: takes one value"},
+        BadFlow{"UnknownBaseline", flow("timing: {baseline: best}"), 7, "best",
+                "timing.baseline: unknown routing algorithm 'best'"},
+        BadFlow{"AloneNotABoolean", flow("timing: {alone: yes}"), 7, "yes", "timing.alone"},
+        BadFlow{"NegativeSampleInterval", flow("timing: {sample_interval: -1ms}"), 7, "-1ms",
+                "timing.sample_interval: '-1ms' is negative"},
+        BadFlow{"UnknownAdaptiveRule", flow("timing: {adaptive: {rule: minimal}}"), 7, "minimal",
+                "timing.adaptive.rule: 'minimal' is not one of par, ugal-l, ugal-g"},
+        BadFlow{"NegativeBias", flow("timing: {adaptive: {bias: -1}}"), 7, "-1",
+                "timing.adaptive.bias: -1 is out of range"},
+        BadFlow{"BadApplication",
+                R"(name: f
+topology: {xgft: "2;4,4;1,4"}
+routing: dmodk
+model: flow
+application: "stencil4d:bytes=0"
+workload: {jobs: [{nodes: 2, start: 0, end: 10}]}
+)",
+                5, "\"", "application: app 'stencil4d': option bytes"},
+        BadFlow{"AloneWithTooManyJobs",
+                std::string(R"(name: f
+topology: {xgft: "2;4,4;1,4"}
+routing: dmodk
+model: flow
+application: ring
+timing: {alone: true}
+workload: {jobs: [)") +
+                    many_jobs(kMaxAloneJobs + 1) + "]}\n",
+                6, "true", "timing.alone: 201 jobs would each run once more alone; at most 200"}),
+    testing_names::ByCaseName{});
+
+}  // namespace
+}  // namespace ibsdn
