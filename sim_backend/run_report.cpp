@@ -204,25 +204,28 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
     runs.push_back(std::move(jr));
   }
 
-  nlohmann::json doc = {{"tool", "ibsdn-sim run"},
-                        {"scenario",
-                         {{"name", s.name()},
-                          {"source", s.source()},
-                          {"hash", s.hash_text()},
-                          {"canonical", nlohmann::json::parse(s.canonical_json())}}},
-                        {"runs", std::move(runs)}};
-  std::vector<std::filesystem::path> written;
-  const auto put = [&](const std::string& name, const std::string& text, std::string_view what) {
-    const std::filesystem::path p = dir / name;
-    write_text_file(p.string(), text, what);
-    written.push_back(p);
-  };
-  put("summary.csv", summary.str(), "run summary");
-  put("swml.csv", swml.str(), "SWML steps");
-  put("jobs.csv", jobs.str(), "per-job results");
-  put("links.csv", links.str(), "link-load statistics");
-  put("results.json", stable_json(std::move(doc)).dump(2) + "\n", "results");
-  return written;
+  nlohmann::json doc = {
+      {"tool", "ibsdn-sim run"}, {"scenario", scenario_json(s)}, {"runs", std::move(runs)}};
+  OutputFiles files(dir);
+  files.put("summary.csv", summary.str(), "run summary");
+  files.put("swml.csv", swml.str(), "SWML steps");
+  files.put("jobs.csv", jobs.str(), "per-job results");
+  files.put("links.csv", links.str(), "link-load statistics");
+  files.put("results.json", stable_json(std::move(doc)).dump(2) + "\n", "results");
+  return files.take();
+}
+
+nlohmann::json scenario_json(const Scenario& s) {
+  return {{"name", s.name()},
+          {"source", s.source()},
+          {"hash", s.hash_text()},
+          {"canonical", nlohmann::json::parse(s.canonical_json())}};
+}
+
+void OutputFiles::put(const std::string& name, const std::string& text, std::string_view what) {
+  const std::filesystem::path p = dir_ / name;
+  write_text_file(p.string(), text, what);
+  written_.push_back(p);
 }
 
 void print_summary(std::ostream& out, const Scenario& s, const std::vector<RunRecord>& records) {

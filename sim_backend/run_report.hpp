@@ -55,6 +55,22 @@ std::string csv_field(std::string_view v);
 /// as stable as the CSV files.
 nlohmann::json stable_json(nlohmann::json j);
 
+/// results.json's "scenario" object: name, source, hash and the canonical form the hash covers.
+nlohmann::json scenario_json(const Scenario& s);
+
+/// Writes a run's output files into one directory and remembers them, in order.
+class OutputFiles {
+ public:
+  explicit OutputFiles(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  /// Writes `text` to dir/name; `what` names it in an error (write_text_file).
+  void put(const std::string& name, const std::string& text, std::string_view what);
+  [[nodiscard]] std::vector<std::filesystem::path> take() { return std::move(written_); }
+
+ private:
+  std::filesystem::path dir_;
+  std::vector<std::filesystem::path> written_;
+};
+
 /// The first line of every CSV file: "# ibsdn-sim run: scenario NAME hash HASH".
 std::string csv_banner(const Scenario& s);
 

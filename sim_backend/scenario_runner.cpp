@@ -218,6 +218,14 @@ std::vector<WorkloadJob> workload_jobs(const ScenarioRun& run, WorkloadCounts& c
   return out;
 }
 
+RunFabric build_run_fabric(const ScenarioRun& run) {
+  RunFabric f;
+  f.subnet.fabric = build_topology(topology_spec(run));
+  f.subnet.lids = sequential_lids(f.subnet.fabric);
+  f.tables = default_tables(f.subnet.fabric, f.subnet.lids);
+  return f;
+}
+
 RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   const auto enter = [&hooks](RunPart p) {
     if (hooks.part) hooks.part(p);
@@ -225,10 +233,9 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   enter(RunPart::kPrepare);
   RunOutcome out;
   out.run = run;
-  plugin::Subnet subnet;
-  subnet.fabric = build_topology(topology_spec(run));
-  subnet.lids = sequential_lids(subnet.fabric);
-  const DefaultTables tables = default_tables(subnet.fabric, subnet.lids);
+  RunFabric fabric = build_run_fabric(run);
+  const plugin::Subnet& subnet = fabric.subnet;
+  const DefaultTables& tables = fabric.tables;
   out.topology = tables.topology;
   out.lft_routing = tables.algorithm;
 

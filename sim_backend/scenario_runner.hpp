@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "plugin/controller/subnet.hpp"
+#include "routing/default_tables.hpp"
 #include "sim_backend/scenario.hpp"
 #include "sim_backend/static_replay.hpp"
 
@@ -109,6 +111,14 @@ struct RunHooks {
 
 /// Runs one scenario run. Throws std::invalid_argument / std::runtime_error saying what failed
 /// (a fabric that cannot be built or routed, an unreadable trace).
+/// A run's fabric as the simulated subnet manager holds it: the topology, LIDs in node order, and
+/// the default LFTs (default_tables.hpp). Both models start from it.
+struct RunFabric {
+  plugin::Subnet subnet;
+  DefaultTables tables;
+};
+RunFabric build_run_fabric(const ScenarioRun& run);
+
 RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks = {});
 
 }  // namespace ibsdn

@@ -222,23 +222,14 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
 
   nlohmann::json doc = {{"tool", "ibsdn-sim run"},
                         {"model", "flow"},
-                        {"scenario",
-                         {{"name", s.name()},
-                          {"source", s.source()},
-                          {"hash", s.hash_text()},
-                          {"canonical", nlohmann::json::parse(s.canonical_json())}}},
+                        {"scenario", scenario_json(s)},
                         {"runs", std::move(runs)}};
-  std::vector<std::filesystem::path> written;
-  const auto put = [&](const std::string& name, const std::string& text, std::string_view what) {
-    const std::filesystem::path p = dir / name;
-    write_text_file(p.string(), text, what);
-    written.push_back(p);
-  };
-  put("summary.csv", summary.str(), "run summary");
-  put("jobs.csv", jobs.str(), "per-job results");
-  if (sampled) put("link_samples.csv", samples.str(), "link samples");
-  put("results.json", stable_json(std::move(doc)).dump(2) + "\n", "results");
-  return written;
+  OutputFiles files(dir);
+  files.put("summary.csv", summary.str(), "run summary");
+  files.put("jobs.csv", jobs.str(), "per-job results");
+  if (sampled) files.put("link_samples.csv", samples.str(), "link samples");
+  files.put("results.json", stable_json(std::move(doc)).dump(2) + "\n", "results");
+  return files.take();
 }
 
 void print_flow_summary(std::ostream& out, const Scenario& s,

@@ -70,10 +70,9 @@ FlowOutcome run_flow_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   enter(RunPart::kPrepare);
   FlowOutcome out;
   out.run = run;
-  plugin::Subnet subnet;
-  subnet.fabric = build_topology(topology_spec(run));
-  subnet.lids = sequential_lids(subnet.fabric);
-  const DefaultTables tables = default_tables(subnet.fabric, subnet.lids);
+  RunFabric fabric = build_run_fabric(run);
+  const plugin::Subnet& subnet = fabric.subnet;
+  const DefaultTables& tables = fabric.tables;
   out.topology = tables.topology;
   out.lft_routing = tables.algorithm;
   for (std::uint32_t l = 0; l < subnet.fabric.num_links(); ++l) {
