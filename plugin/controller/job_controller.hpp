@@ -115,6 +115,10 @@ class JobController {
     std::string algorithm;
     std::string phase;  // the active phase, empty for none
     std::int64_t started_unix_ms = 0;
+    /// Its place in the order of starts (1, 2, ...; reloaded jobs first, by started_unix_ms
+    /// then id): what OrderKey compares, not the clock, so that jobs started within one
+    /// millisecond keep their order and a replay decides the same way every time.
+    std::uint64_t start_seq = 0;
     std::vector<NodeIdx> nodes;
     std::vector<Flow> flows;
     std::vector<Path> effective;     // per flow, traced through the LFTs and all entries
@@ -139,9 +143,10 @@ class JobController {
     /// Bumped by every change queries can see, so that publish() reuses unchanged job views.
     std::uint64_t version = 0;
   };
-  /// The order jobs own host pairs in: the earlier start first, then the smaller id.
-  using OrderKey = std::pair<std::int64_t, std::uint64_t>;
-  static OrderKey order_of(JobId id, const Job& j) { return {j.started_unix_ms, id.value()}; }
+  /// The order jobs own host pairs in: the earlier start first (then the smaller id, for jobs
+  /// without a sequence number).
+  using OrderKey = std::pair<std::uint64_t, std::uint64_t>;
+  static OrderKey order_of(JobId id, const Job& j) { return {j.start_seq, id.value()}; }
 
   struct Switch {
     NodeIdx node;
@@ -299,6 +304,7 @@ class JobController {
   std::map<Guid, SwitchHealth> health_;
   /// restore_guarded() goes on after this job next time, so that every guarded job gets its turn.
   std::optional<OrderKey> restore_after_;
+  std::uint64_t start_seq_ = 0;  // the last Job::start_seq given
   /// The switches worth a MAD now: all but the not-SDN-capable ones whose back-off runs.
   std::vector<Switch> due_switches() const;
   /// Records that `sw` answered (true) or not; logs only on a change of state.

@@ -1,6 +1,9 @@
 // JobController: the jobs and their intended entries in the state store, and their reload after
 // a restart.
+#include <algorithm>
 #include <exception>
+#include <utility>
+#include <vector>
 
 #include "plugin/controller/job_controller.hpp"
 
@@ -84,6 +87,12 @@ void JobController::reload_from_store() {
     for (IntendedEntry& e : s.entries) j.entries[e.switch_guid].push_back(std::move(e.entry));
     jobs_.emplace(s.id, std::move(j));
   }
+  // Reloaded jobs take their start order from the clock they started by (then the id).
+  std::vector<std::pair<std::pair<std::int64_t, std::uint64_t>, Job*>> by_start;
+  for (auto& [id, j] : jobs_) by_start.push_back({{j.started_unix_ms, id.value()}, &j});
+  std::sort(by_start.begin(), by_start.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [key, j] : by_start) j->start_seq = ++start_seq_;
   if (!stored.empty()) {
     log(LogLevel::kInfo,
         "reloaded " + std::to_string(jobs_.size()) + " job(s) from " + store_->path());

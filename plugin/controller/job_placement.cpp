@@ -150,6 +150,7 @@ json JobController::job_start(const JobStartRequest& r) {
   j.owner_uid = r.uid ? r.uid : uid_of_user(r.user);
   j.algorithm = r.algorithm ? *r.algorithm : choose_algorithm();
   j.started_unix_ms = unix_ms_now();
+  j.start_seq = ++start_seq_;
   j.nodes = resolve_hosts(fabric_->subnet, *hca_names_, hosts_ ? &*hosts_ : nullptr, r.nodes);
   // The job joins the registry only once it is placed: a failure leaves no trace of it.
   place(r.job, j, deadline_from(started));

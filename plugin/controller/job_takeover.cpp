@@ -131,6 +131,7 @@ void JobController::take_over(bool switches_are_truth) {
     j.started_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
+    j.start_seq = ++start_seq_;
     std::set<std::string> hosts;
     std::size_t entries = 0;
     for (const auto& [g, list] : by_switch) {
