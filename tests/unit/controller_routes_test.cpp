@@ -91,3 +91,35 @@ TEST(ControllerRoutes, DmodKIsNotAControllerRouting) {
 
 }  // namespace
 }  // namespace ibsdn
+
+namespace ibsdn {
+namespace {
+
+// SDN-adaptive (thesis 4.3.3): a demand of at most a permutation gets SDN-optimal's paths; a
+// denser one (host 0 sends twice here) gets no entries and is left to the fabric's adaptive
+// routing, which the timing model then applies: the same times and link bytes as routing the job
+// adaptively outright.
+TEST(ControllerRoutes, SdnAdaptiveIsSdnOptimalOnAPermutationAndAdaptiveOnADenserDemand) {
+  const Tree t;
+  const auto sdn_adaptive = [&] {
+    return controller_routes(t.subnet, t.lfts, options("sdn-adaptive"));
+  };
+  const std::vector<TimingJob> permutation = colliding(t);
+  const auto a = sdn_adaptive();
+  expect_time(simulate_timing(t.subnet.fabric, permutation, *a).jobs[0].end, kSize / kBandwidth);
+
+  std::vector<TimingJob> dense = colliding(t);
+  dense[0].phases[0].messages = {{0, 4, kSize}, {0, 8, kSize}, {1, 4, kSize}};
+  const auto b = sdn_adaptive();
+  const TimingResult got = simulate_timing(t.subnet.fabric, dense, *b);
+  const auto adaptive = adaptive_routes(t.subnet.fabric);
+  const TimingResult want = simulate_timing(t.subnet.fabric, dense, *adaptive);
+  EXPECT_EQ(got.jobs[0].end, want.jobs[0].end);
+  EXPECT_EQ(got.link_bytes, want.link_bytes);
+  const auto lft = lft_routes(t.subnet.fabric, t.lfts);
+  const TimingResult dmodk = simulate_timing(t.subnet.fabric, dense, *lft);
+  EXPECT_NE(got.link_bytes, dmodk.link_bytes) << "not DmodK's paths";
+}
+
+}  // namespace
+}  // namespace ibsdn
