@@ -281,9 +281,7 @@ void add_swml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
   g += "set grid\nset key below horizontal\nset border 3\nset tics nomirror\n";
   g += render_loop(base, 1100, 650, body);
 
-  set.files.push_back({data, std::move(d)});
-  set.files.push_back({base + ".gp", std::move(g)});
-  set.scripts.push_back(base + ".gp");
+  set.add_chart(data, std::move(d), base, std::move(g));
 }
 
 void add_pjml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
@@ -348,9 +346,7 @@ void add_pjml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
   g += "set grid\nset key below horizontal\nset border 3\nset tics nomirror\n";
   g += render_loop(base, 1100, 650, body);
 
-  set.files.push_back({data, std::move(d)});
-  set.files.push_back({base + ".gp", std::move(g)});
-  set.scripts.push_back(base + ".gp");
+  set.add_chart(data, std::move(d), base, std::move(g));
 }
 
 // ---- aggregate charts ----------------------------------------------------------------------
@@ -620,9 +616,7 @@ void add_table2(PlotSet& set, const Scenario& s, const std::vector<const RunReco
   g += "set boxwidth 0.8 absolute\nset style fill solid 0.85 border rgb \"black\"\n";
   g += "set grid ytics\nset key below horizontal\nset border 3\nset tics nomirror\n";
   g += render_loop("table2", axis.width, height, body);
-  set.files.push_back({"table2.dat", std::move(d)});
-  set.files.push_back({"table2.gp", std::move(g)});
-  set.scripts.push_back("table2.gp");
+  set.add_chart("table2.dat", std::move(d), "table2", std::move(g));
 }
 
 bool same_stats(const LinkStats& a, const LinkStats& b) {
@@ -699,9 +693,7 @@ void add_link_boxes(PlotSet& set, const Scenario& s, const std::vector<const Run
   // Wide charts grow taller too, or their boxes would be flat strips.
   g +=
       render_loop("link-load", axis.width, std::max(650, axis.width / 3) + axis.label_pixels, body);
-  set.files.push_back({"link-load.dat", std::move(d)});
-  set.files.push_back({"link-load.gp", std::move(g)});
-  set.scripts.push_back("link-load.gp");
+  set.add_chart("link-load.dat", std::move(d), "link-load", std::move(g));
 }
 
 }  // namespace

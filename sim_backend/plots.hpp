@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim_backend/run_report.hpp"
@@ -39,6 +40,13 @@ struct PlotSet {
   std::vector<std::string> scripts;  // the .gp files among `files`, in rendering order
   /// What was left out and why ("plots: 120 runs, more than 50: ..."), for stderr.
   std::vector<std::string> notes;
+  /// One chart: its data file `data_name`, and its script `base`.gp, rendered in turn.
+  void add_chart(std::string data_name, std::string data, const std::string& base,
+                 std::string script) {
+    files.push_back({std::move(data_name), std::move(data)});
+    files.push_back({base + ".gp", std::move(script)});
+    scripts.push_back(base + ".gp");
+  }
 };
 
 /// The scripts, data and table for `records` (runs without an outcome are left out, and so is a

@@ -140,9 +140,7 @@ void add_cdf(PlotSet& set, const Scenario& s, const FlowRecord& rec) {
   g += "set yrange [0:1.05]\nset ytics 0.2\n";
   g += "set grid\nset key below horizontal\nset border 3\nset tics nomirror\n";
   g += render_loop(base, 1100, 650, body);
-  set.files.push_back({data, std::move(d)});
-  set.files.push_back({base + ".gp", std::move(g)});
-  set.scripts.push_back(base + ".gp");
+  set.add_chart(data, std::move(d), base, std::move(g));
 }
 
 /// The speedup chart: a group of bars per set of swept values (the routing aside) and
@@ -235,9 +233,7 @@ void add_speedup(PlotSet& set, const Scenario& s, const std::vector<const FlowRe
   g += "set grid ytics\nset key below horizontal\nset border 3\nset tics nomirror\n";
   const int width = std::clamp(300 + static_cast<int>(bars.size() + groups.size()) * 40, 900, 4200);
   g += render_loop("speedup", width, 700, body);
-  set.files.push_back({"speedup.dat", std::move(d)});
-  set.files.push_back({"speedup.gp", std::move(g)});
-  set.scripts.push_back("speedup.gp");
+  set.add_chart("speedup.dat", std::move(d), "speedup", std::move(g));
 }
 
 }  // namespace
