@@ -25,6 +25,14 @@ std::vector<LinkId> route_of(std::initializer_list<int> links) {
   return r;
 }
 
+/// Each of `slots` has the rate at the same place in `want` (exact up to an ulp: hand-worked).
+void expect_rates(const MaxMinSharing& sharing, const std::vector<Slot>& slots,
+                  const std::vector<double>& want) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    EXPECT_DOUBLE_EQ(sharing.rate(slots[i]), want[i]) << "flow " << slots[i];
+  }
+}
+
 // Links L0 (6 B/s) and L1 (10 B/s); A crosses L0, B both, C L1. L0 holds A and B at 3 each, C
 // takes L1's other 7. When A ends only L0 is touched, yet C, which does not cross it, drops to 5:
 // B is then bottlenecked on L1 with C at 5 each.
@@ -35,22 +43,17 @@ TEST(MaxMinIncremental, ReachesFlowsBeyondTheTouchedLinks) {
   const Slot c = sharing.add(route_of({1}), 1.0, 0.0);
   std::vector<Slot> changed;
   sharing.solve_touched(changed);
-  EXPECT_DOUBLE_EQ(sharing.rate(a), 3.0);
-  EXPECT_DOUBLE_EQ(sharing.rate(b), 3.0);
-  EXPECT_DOUBLE_EQ(sharing.rate(c), 7.0);
+  expect_rates(sharing, {a, b, c}, {3.0, 3.0, 7.0});
   sharing.remove(a);
   changed.clear();
   sharing.solve_touched(changed);
-  EXPECT_DOUBLE_EQ(sharing.rate(b), 5.0);
-  EXPECT_DOUBLE_EQ(sharing.rate(c), 5.0);
+  expect_rates(sharing, {b, c}, {5.0, 5.0});
   std::sort(changed.begin(), changed.end());
   EXPECT_EQ(changed, (std::vector<Slot>{b, c}));
   // A second A on L0: back to 3, 3, 7.
   const Slot a2 = sharing.add(route_of({0}), 1.0, 0.0);
   sharing.solve_touched(changed);
-  EXPECT_DOUBLE_EQ(sharing.rate(a2), 3.0);
-  EXPECT_DOUBLE_EQ(sharing.rate(b), 3.0);
-  EXPECT_DOUBLE_EQ(sharing.rate(c), 7.0);
+  expect_rates(sharing, {a2, b, c}, {3.0, 3.0, 7.0});
 }
 
 // A high class (priority 1, all of a link) on L0 only; a low class's flow D crosses L0 and L1
@@ -63,13 +66,10 @@ TEST(MaxMinIncremental, FollowsAHigherClassIntoTheLowerOnes) {
   const Slot e = sharing.add(route_of({1}), 1.0, 0.0, 1);
   std::vector<Slot> changed;
   sharing.solve_touched(changed);
-  EXPECT_DOUBLE_EQ(sharing.rate(h), 6.0);
-  EXPECT_DOUBLE_EQ(sharing.rate(d), 2.0);
-  EXPECT_DOUBLE_EQ(sharing.rate(e), 6.0);
+  expect_rates(sharing, {h, d, e}, {6.0, 2.0, 6.0});
   sharing.remove(h);
   sharing.solve_touched(changed);
-  EXPECT_DOUBLE_EQ(sharing.rate(d), 4.0);
-  EXPECT_DOUBLE_EQ(sharing.rate(e), 4.0);
+  expect_rates(sharing, {d, e}, {4.0, 4.0});
 }
 
 struct Fabric {
