@@ -13,6 +13,7 @@
 #include "routing/route_quality.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/adaptive_routes.hpp"
+#include "tests/unit/throws_naming.hpp"
 
 namespace ibsdn {
 namespace {
@@ -29,19 +30,7 @@ void expect_route(const Fabric& f, NodeIdx src, NodeIdx dst, const Path& p) {
   EXPECT_EQ(validate_path(f, Flow{src, dst}, p), "");
 }
 
-// Succeeds when `fn` throws std::invalid_argument whose message contains `needle`.
-template <typename Fn>
-::testing::AssertionResult throws_naming(Fn fn, const std::string& needle) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    if (std::string(e.what()).find(needle) != std::string::npos) {
-      return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "message '" << e.what() << "' lacks '" << needle << "'";
-  }
-  return ::testing::AssertionFailure() << "no std::invalid_argument";
-}
+using test::throws_naming;
 
 std::vector<double> idle(const Fabric& f) {
   return std::vector<double>(f.num_links(), 0.0);

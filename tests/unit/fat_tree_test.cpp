@@ -11,10 +11,12 @@
 #include "routing/fat_tree.hpp"
 #include "routing/fat_tree_paths.hpp"
 #include "routing/lft.hpp"
+#include "routing/pod_tree.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/xgft.hpp"
 #include "tests/unit/all_pairs.hpp"
 #include "tests/unit/fat_tree_fabrics.hpp"
+#include "tests/unit/throws_naming.hpp"
 
 namespace ibsdn {
 namespace {
@@ -117,6 +119,41 @@ TEST(FatTree, CountsParallelCablesAsSeparateUpAndDownPorts) {
   for (NodeIdx n : t.switches[0]) EXPECT_EQ(t.up_ports[n.value()].size(), 16u);
   for (NodeIdx n : t.switches[1]) EXPECT_EQ(t.down_ports[n.value()].size(), 16u);
   EXPECT_EQ(t.max_up[1], 16u);
+}
+
+/// The thesis' 3:1 tree as TraceR-CODES builds it from 32-port switches (4.4.1: every port of the
+/// aggregates and cores used): 64 leaves of 24 hosts and 8 up-links, 32 aggregates, 16 cores.
+TEST(PodTree, BuildsCodesTaperedTreeOf32PortSwitches) {
+  const Fabric f = generate_pod_tree(PodTreeParams::parse("pod-tree(4,16,24,8,16)"));
+  EXPECT_EQ(f.kind_label, "pod-tree(4,16,24,8,16)");
+  ASSERT_NE(f.fat_tree(), nullptr);
+  const FatTreeLayout& t = *f.fat_tree();
+  EXPECT_EQ(t.hosts.size(), 1536u);
+  const std::vector<std::size_t> per_level{64, 32, 16};
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(t.switches[l].size(), per_level[l]) << "level " << l + 1;
+    for (NodeIdx n : t.switches[l]) {
+      EXPECT_EQ(t.up_ports[n.value()].size() + t.down_ports[n.value()].size(), 32u)
+          << f.node(n).name;
+    }
+  }
+  EXPECT_EQ(t.max_up, (std::vector<std::uint32_t>{1, 8, 16, 0}));
+}
+
+TEST(PodTree, RefusesBadListsNamingTheValue) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"4,16,24,8", "expected 'pods,leaves,hosts,aggregates,tops', got '4,16,24,8'"},
+      {"4,16,24,8,16,1", "expected 5 values, got more"},
+      {"4,16,x,8,16", "hosts 'x' is not an integer"},
+      {"0,16,24,8,16", "pods must be >= 1, got 0"},
+      {"4,16,24,8,-1", "tops must be >= 0, got -1"},
+      {"4,16,250,8,16", "leaves would need 258 ports (max 254)"},
+      {"32,16,24,8,16", "tops would need 256 ports (max 254)"},
+      {"pod-tree(4,16,24,8,16", "missing ')'"},
+  };
+  for (const auto& [text, want] : cases) {
+    EXPECT_TRUE(test::throws_naming([&] { (void)PodTreeParams::parse(text); }, want)) << text;
+  }
 }
 
 TEST(FatTree, LeavesEmptyHostPortsOutOfAPartlyPopulatedTree) {
