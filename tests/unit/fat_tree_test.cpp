@@ -202,6 +202,46 @@ TEST(FatTree, ModKOnACompleteXgftIsDModKAndSModK) {
   }
 }
 
+/// Host i to host (i + k) mod N, in the layout's host order.
+std::vector<Flow> shift(const FatTreeLayout& t, std::size_t k) {
+  std::vector<Flow> out;
+  for (std::size_t i = 0; i < t.hosts.size(); ++i) {
+    Flow fl;
+    fl.src = t.hosts[i];
+    fl.dst = t.hosts[(i + k) % t.hosts.size()];
+    out.push_back(fl);
+  }
+  set_weights(out);
+  return out;
+}
+
+/// Tops cabled to every aggregate of every pod, as CODES builds the thesis' trees (4.4): D-mod-K
+/// comes down to a host along the reverse of the host's own up path, so a shift by one pod is
+/// contention-free as on the XGFT of that size. With the top's own digit picking the aggregate,
+/// every host of a leaf came down through one aggregate: L_D 4, one leaf's hosts on one link.
+TEST(FatTreeModK, DModKShiftByAPodIsContentionFreeWhereTopsReachEveryAggregate) {
+  const Fabric f = recognised(generate_pod_tree(PodTree{}));  // 2 pods of 4 x 4 hosts, 4 tops
+  ASSERT_EQ(f.xgft(), nullptr);
+  const std::vector<Flow> flows = shift(*f.fat_tree(), 16);
+  const RouteQuality q = evaluate(f, flows, make_algorithm("dmodk")->route({f, flows}));
+  EXPECT_EQ(q.max_link_load, 1);
+  EXPECT_EQ(q.bound.value, 1u);
+}
+
+/// The same on CODES' 3:1 form for radix 8 (leaves of 6 hosts and 2 up-links, 2 aggregates per
+/// pod, 4 tops): a shift by one pod meets the leaf-level bound, 6 flows over 2 up-links: 3. The
+/// top's own digit put the 6 hosts of a leaf on one aggregate-to-leaf link: 6.
+TEST(FatTreeModK, DModKShiftByAPodMeetsTheBoundOnATaperedPodTree) {
+  PodTree s;
+  s.hosts = 6;
+  s.aggregates = 2;
+  const Fabric f = recognised(generate_pod_tree(s));
+  const std::vector<Flow> flows = shift(*f.fat_tree(), 24);
+  const RouteQuality q = evaluate(f, flows, make_algorithm("dmodk")->route({f, flows}));
+  EXPECT_EQ(q.max_link_load, 3);
+  EXPECT_EQ(q.bound.value, 3u);
+}
+
 TEST(FatTree, PathCheckRefusesAPathThatTurnsAboveACommonAncestor) {
   const Fabric f = recognised(generate_pod_tree(PodTree{}));
   const auto link = [&f](const char* from, const char* to) {
