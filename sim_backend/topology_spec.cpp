@@ -37,7 +37,7 @@ Fabric build_intact(const TopologySpec& spec) {
   }
   if (!spec.netlist_in.empty()) {
     const std::string text = read_text_file(spec.netlist_in, "netlist");
-    Fabric f = parse_netlist(text, spec.netlist_in);
+    Fabric f = parse_netlist(text, spec.netlist_in, spec.gbps);
     for (NodeIdx h : f.hcas()) f.node(h).gpus = static_cast<std::uint16_t>(spec.gpus_per_node);
     return f;
   }
