@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cassert>
-#include <charconv>
 #include <stdexcept>
 #include <utility>
+
+#include "routing/param_text.hpp"
 
 namespace ibsdn {
 namespace {
@@ -13,55 +14,6 @@ constexpr int kMaxPorts = 254;
 constexpr std::uint64_t kMaxNodes = 1'000'000;
 // pair_links holds groups^2 lists; real dragonflies stay far below this.
 constexpr int kMaxGroups = 1024;
-
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-// Splits "x,y,z" (optionally wrapped as "<wrapper>(x,y,z)") into integers; `names` labels them.
-std::vector<int> parse_values(std::string_view text, std::string_view wrapper,
-                              const std::vector<std::string_view>& names) {
-  std::string s = trim(text);
-  const std::string what(wrapper);
-  std::string lower = s;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](char c) {
-    return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  });
-  if (lower.rfind(what + "(", 0) == 0) {
-    if (s.back() != ')') throw std::invalid_argument(what + ": missing ')' in '" + s + "'");
-    s = s.substr(what.size() + 1, s.size() - what.size() - 2);
-  }
-  std::vector<int> out;
-  std::string_view v(s);
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t comma = v.find(',', pos);
-    const std::string tok =
-        trim(v.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
-    if (out.size() == names.size()) {
-      throw std::invalid_argument(what + ": expected " + std::to_string(names.size()) +
-                                  " values, got more in '" + s + "'");
-    }
-    int value = 0;
-    const auto [ptr, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), value);
-    if (tok.empty() || ec != std::errc() || ptr != tok.data() + tok.size()) {
-      throw std::invalid_argument(what + ": " + std::string(names[out.size()]) + " '" + tok +
-                                  "' is not an integer");
-    }
-    out.push_back(value);
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
-  if (out.size() != names.size()) {
-    std::string expected;
-    for (std::string_view n : names) expected += (expected.empty() ? "" : ",") + std::string(n);
-    throw std::invalid_argument(what + ": expected '" + expected + "', got '" + s + "'");
-  }
-  return out;
-}
 
 void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument(message);
@@ -318,7 +270,7 @@ void index_dragonfly_cabling(const Fabric& f, DragonflyLayout& x) {
 }
 
 DragonflyParams DragonflyParams::parse(std::string_view text) {
-  const auto v = parse_values(text, "dragonfly", {"p", "a", "h", "g"});
+  const auto v = parse_param_values(text, "dragonfly", {"p", "a", "h", "g"});
   DragonflyParams d{v[0], v[1], v[2], v[3]};
   d.validate();
   return d;
@@ -346,8 +298,8 @@ std::uint64_t DragonflyParams::num_hosts() const {
 }
 
 MegaflyParams MegaflyParams::parse(std::string_view text) {
-  const auto v = parse_values(text, "megafly",
-                              {"nodes_per_leaf", "leaves", "spines", "global_per_spine", "groups"});
+  const auto v = parse_param_values(
+      text, "megafly", {"nodes_per_leaf", "leaves", "spines", "global_per_spine", "groups"});
   MegaflyParams m{v[0], v[1], v[2], v[3], v[4]};
   m.validate();
   return m;

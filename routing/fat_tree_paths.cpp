@@ -50,6 +50,7 @@ PortNum UpDownPaths::modk_port(const TowardLeaf& tw, NodeIdx n, std::uint64_t ke
   const std::uint64_t digit = key / divisor_[static_cast<std::size_t>(l)];
   if (here == l) {
     if (l == 1) return PortNum{};  // the leaf itself: the caller knows the host port
+    if (const PortNum mirror = mirrored_down_port(tw, n, key); mirror.value() != 0) return mirror;
     // Down: the valid ports are those to ancestors; count them, then take number digit mod it.
     std::uint32_t valid = 0;
     for (PortNum p : t_.down_ports[n.value()]) valid += tw.on_shortest(f_, t_, n, p) ? 1u : 0u;
@@ -64,6 +65,41 @@ PortNum UpDownPaths::modk_port(const TowardLeaf& tw, NodeIdx n, std::uint64_t ke
   for (std::size_t i = 0; i < ups.size(); ++i) {
     const PortNum p = ups[(start + i) % ups.size()];
     if (tw.on_shortest(f_, t_, n, p)) return p;
+  }
+  return PortNum{};
+}
+
+// D-mod-K on an XGFT comes down to a host along the reverse of the host's own mod-k up path, so
+// the hosts of a leaf arrive over as many of its down links as the key digits spread them up. Where
+// a switch has a choice down (a core cabled to every aggregate switch of a pod, as CODES' and
+// many production trees are, or parallel cables), taking the switch's own digit instead sends
+// the hosts of a leaf, whose keys differ only in the low digits, all down one link: 24 flows on
+// one link for a shift on CODES' 3:1 tree where D-mod-K's reverse path puts 3 there.
+PortNum UpDownPaths::mirrored_down_port(const TowardLeaf& tw, NodeIdx n, std::uint64_t key) const {
+  const int l = t_.level[n.value()];
+  // The key's up path from the leaf to level l - 1, and the cable it takes from there; n takes
+  // that very cable back when it is its upper end.
+  NodeIdx below = tw.leaf();
+  PortNum up{};
+  for (int at = 1; at < l; ++at) {
+    const auto& ups = t_.up_ports[below.value()];
+    if (ups.empty()) return PortNum{};
+    up = ups[static_cast<std::size_t>((key / divisor_[static_cast<std::size_t>(at)]) % ups.size())];
+    if (at + 1 < l) below = f_.port(below, up).peer;
+  }
+  const Port& cable = f_.port(below, up);
+  if (cable.peer == n && tw.on_shortest(f_, t_, n, cable.peer_port)) return cable.peer_port;
+  // n is another switch above `below`: among its cables down to it, the key's digit picks.
+  const auto to_below = [&](PortNum p) {
+    return f_.port(n, p).peer == below && tw.on_shortest(f_, t_, n, p);
+  };
+  const auto& downs = t_.down_ports[n.value()];
+  const auto cables =
+      static_cast<std::uint64_t>(std::count_if(downs.begin(), downs.end(), to_below));
+  if (cables == 0) return PortNum{};
+  std::uint64_t pick = (key / divisor_[static_cast<std::size_t>(l - 1)]) % cables;
+  for (PortNum p : downs) {
+    if (to_below(p) && pick-- == 0) return p;
   }
   return PortNum{};
 }

@@ -30,8 +30,10 @@ class UpDownPaths {
   /// Mod-k: at a level-l node the preferred up port is number (key / (U_0*...*U_(l-1))) mod
   /// (its up ports), U_i = the layout's max_up[i]; when that port leaves the shortest paths (a
   /// cable or switch is missing above), the next valid one in port order. Down, among several
-  /// valid ports (parallel cables, non-XGFT wiring), the same digit picks. On a complete XGFT
-  /// with generator port order this is exactly D-mod-K (key = destination host) or S-mod-K.
+  /// valid ports (parallel cables, non-XGFT wiring), the port back along the key's own mod-k up
+  /// path from the destination leaf where one leads there, else the same digit picks. On a
+  /// complete XGFT with generator port order this is exactly D-mod-K (key = destination host) or
+  /// S-mod-K.
   /// Throws std::invalid_argument when no up*/down* path joins the two hosts.
   void modk_path(std::uint32_t src_host, std::uint32_t dst_host, std::uint64_t key, Path& out);
 
@@ -45,6 +47,10 @@ class UpDownPaths {
 
  private:
   [[nodiscard]] std::uint32_t host_of(NodeIdx hca) const;
+  /// Down from the level-l switch `n`: its port to the level-(l-1) switch on the key's mod-k up
+  /// path from tw's leaf (the very cable when `n` is that path's next hop), or PortNum{}.
+  [[nodiscard]] PortNum mirrored_down_port(const TowardLeaf& tw, NodeIdx n,
+                                           std::uint64_t key) const;
   [[noreturn]] void no_path(std::uint32_t src_host, std::uint32_t dst_host) const;
 
   const Fabric& f_;

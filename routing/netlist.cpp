@@ -26,7 +26,6 @@ constexpr std::size_t kIbsimDefaultSwitches = 256;
 // ibsim's GUID counters before any switchguid= / caguid= line.
 constexpr std::uint64_t kIbsimFirstSwitchGuid = 0x100000;
 constexpr std::uint64_t kIbsimFirstCaGuid = 0x200000;
-constexpr double kDefaultGbps = 100.0;
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\v' || c == '\f';
@@ -147,7 +146,8 @@ std::optional<double> link_gbps(std::string_view tok) {
 
 class NetlistParser {
  public:
-  NetlistParser(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+  NetlistParser(std::string_view text, std::string_view source, double unannotated_gbps)
+      : text_(text), source_(source), unannotated_gbps_(unannotated_gbps) {}
 
   Fabric run() {
     TextLines lines(text_);
@@ -495,7 +495,7 @@ class NetlistParser {
     for (const Cable& cb : cables) {
       try {
         f_.connect(cb.a, PortNum(cb.pa), cb.b, PortNum(cb.pb),
-                   cb.gbps > 0.0 ? cb.gbps : kDefaultGbps);
+                   cb.gbps > 0.0 ? cb.gbps : unannotated_gbps_);
       } catch (const std::exception& e) {
         fail(cb.line, e.what());  // unreachable after the checks above; kept as a boundary
       }
@@ -504,6 +504,7 @@ class NetlistParser {
 
   std::string_view text_;
   std::string_view source_;
+  double unannotated_gbps_;
   std::size_t line_no_ = 0;
   Fabric f_;
   bool in_record_ = false;
@@ -622,8 +623,9 @@ std::string export_ibsim_netlist(const Fabric& f) {
   return out;
 }
 
-Fabric parse_netlist(std::string_view text, std::string_view source_name) {
-  return NetlistParser(text, source_name).run();
+Fabric parse_netlist(std::string_view text, std::string_view source_name, double unannotated_gbps) {
+  if (!(unannotated_gbps > 0.0)) throw std::invalid_argument("netlist: link rate must be > 0");
+  return NetlistParser(text, source_name, unannotated_gbps).run();
 }
 
 bool recognize_xgft(Fabric& f, std::string* why) {

@@ -106,6 +106,18 @@ double FatTreeAdaptiveRoutes::load(LinkLoads loads, LinkId l) const {
   return checked_load(f_, loads, l);
 }
 
+double FatTreeAdaptiveRoutes::down_bottleneck(const TowardLeaf& tw, NodeIdx n,
+                                              LinkLoads loads) const {
+  if (n == tw.leaf()) return 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (PortNum p : t_.down_ports[n.value()]) {
+    if (!tw.on_shortest(f_, t_, n, p)) continue;
+    const Port& port = f_.port(n, p);
+    best = std::min(best, std::max(load(loads, port.out), down_bottleneck(tw, port.peer, loads)));
+  }
+  return best;
+}
+
 std::uint32_t FatTreeAdaptiveRoutes::host(NodeIdx n, const char* which) const {
   if (!in_range(f_, n) || t_.host_of_node[n.value()] == FatTreeLayout::kNotHost) {
     throw std::invalid_argument(std::string("fat-tree adaptive routes: ") + which + " " +
@@ -176,6 +188,10 @@ std::size_t FatTreeAdaptiveRoutes::routes(NodeIdx src, NodeIdx dst, LinkLoads lo
     while (at != dst_leaf) {
       // Up while `at` is not an ancestor of the destination leaf, then down: the valid ports of
       // either direction are those on_shortest accepts, the least loaded first in port order.
+      // Down, a port is as loaded as the busiest link of its best way to the leaf: a top cabled
+      // to every aggregate of a pod chooses the aggregate whose link to the leaf is free, as
+      // credits backing up from that link would make a switch's adaptive choice do. Judged by
+      // its own link alone, every top sent a leaf's flows down through the same aggregate.
       const bool going_up = !tw.ancestor(at, t_);
       const auto& ports = going_up ? t_.up_ports[at.value()] : t_.down_ports[at.value()];
       LinkId best{};
@@ -183,7 +199,9 @@ std::size_t FatTreeAdaptiveRoutes::routes(NodeIdx src, NodeIdx dst, LinkLoads lo
       for (PortNum p : ports) {
         if (!tw.on_shortest(f_, t_, at, p)) continue;
         const LinkId l = f_.port(at, p).out;
-        const double v = load(loads, l);
+        const double v = going_up
+                             ? load(loads, l)
+                             : std::max(load(loads, l), down_bottleneck(tw, f_.link(l).to, loads));
         if (!best.valid() || less_loaded(v, best_load)) {
           best = l;
           best_load = v;

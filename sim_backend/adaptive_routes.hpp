@@ -92,6 +92,9 @@ class FatTreeAdaptiveRoutes {
     double load = 0;
   };
   [[nodiscard]] double load(LinkLoads loads, LinkId l) const;
+  /// The least, over n's shortest ways down to tw's leaf, of the most loaded link on the way (0
+  /// at the leaf).
+  [[nodiscard]] double down_bottleneck(const TowardLeaf& tw, NodeIdx n, LinkLoads loads) const;
   [[nodiscard]] std::uint32_t host(NodeIdx n, const char* which) const;
 
   const Fabric& f_;

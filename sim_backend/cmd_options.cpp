@@ -8,6 +8,9 @@ void add_topology_options(CLI::App& cmd, TopologySpec& spec) {
   g->add_option("--dragonfly", spec.dragonfly, "1D dragonfly as 'p,a,h,g'");
   g->add_option("--megafly", spec.megafly,
                 "megafly as 'nodes_per_leaf,leaves,spines,global_per_spine,groups'");
+  g->add_option("--pod-tree", spec.pod_tree,
+                "CODES-style fat-tree of pods as 'pods,leaves,hosts,aggregates,tops' (every top "
+                "cabled to every aggregate), e.g. '4,16,24,8,16'");
   g->add_option("--netlist-in", spec.netlist_in, "ibsim netlist or ibnetdiscover output file");
   g->require_option(1);
   cmd.add_option("--gpus-per-node", spec.gpus_per_node, "GPUs per compute node")

@@ -8,7 +8,8 @@
 
 namespace ibsdn {
 
-/// Adds --xgft / --dragonfly / --megafly / --netlist-in / --gpus-per-node / --gbps to `cmd`.
+/// Adds --xgft / --dragonfly / --megafly / --pod-tree / --netlist-in / --gpus-per-node / --gbps to
+/// `cmd`.
 void add_topology_options(CLI::App& cmd, TopologySpec& spec);
 
 /// Adds --pattern / --seed / --nodes / --node-selection / --first-node / --ranks-per-node /

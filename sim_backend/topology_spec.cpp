@@ -8,6 +8,7 @@
 #include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/netlist.hpp"
+#include "routing/pod_tree.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/text_file.hpp"
 
@@ -17,10 +18,10 @@ namespace {
 
 Fabric build_intact(const TopologySpec& spec) {
   const int sources = !spec.xgft.empty() + !spec.dragonfly.empty() + !spec.megafly.empty() +
-                      !spec.netlist_in.empty();
+                      !spec.pod_tree.empty() + !spec.netlist_in.empty();
   if (sources != 1) {
     throw std::invalid_argument(
-        "give exactly one topology: --xgft, --dragonfly, --megafly or --netlist-in");
+        "give exactly one topology: --xgft, --dragonfly, --megafly, --pod-tree or --netlist-in");
   }
   if (!spec.xgft.empty())
     return generate_xgft(XgftParams::parse(spec.xgft), spec.gpus_per_node, spec.gbps);
@@ -29,9 +30,14 @@ Fabric build_intact(const TopologySpec& spec) {
                               spec.gbps);
   if (!spec.megafly.empty())
     return generate_megafly(MegaflyParams::parse(spec.megafly), spec.gpus_per_node, spec.gbps);
+  if (!spec.pod_tree.empty()) {
+    PodTreeParams p = PodTreeParams::parse(spec.pod_tree);
+    p.host_gbps = p.leaf_gbps = p.top_gbps = spec.gbps;
+    return generate_pod_tree(p, spec.gpus_per_node);
+  }
   if (!spec.netlist_in.empty()) {
     const std::string text = read_text_file(spec.netlist_in, "netlist");
-    Fabric f = parse_netlist(text, spec.netlist_in);
+    Fabric f = parse_netlist(text, spec.netlist_in, spec.gbps);
     for (NodeIdx h : f.hcas()) f.node(h).gpus = static_cast<std::uint16_t>(spec.gpus_per_node);
     return f;
   }

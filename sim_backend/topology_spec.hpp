@@ -12,6 +12,7 @@ struct TopologySpec {
   std::string xgft;        // "3;8,8,16;1,8,8"
   std::string dragonfly;   // "p,a,h,g"
   std::string megafly;     // "nodes_per_leaf,leaves,spines,global_per_spine,groups"
+  std::string pod_tree;    // "pods,leaves,hosts,aggregates,tops" (routing/pod_tree.hpp)
   std::string netlist_in;  // path to an ibsim netlist / ibnetdiscover file
   int gpus_per_node = 1;
   double gbps = 100.0;

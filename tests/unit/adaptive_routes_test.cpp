@@ -10,9 +10,11 @@
 
 #include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
+#include "routing/pod_tree.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/adaptive_routes.hpp"
+#include "tests/unit/throws_naming.hpp"
 
 namespace ibsdn {
 namespace {
@@ -29,19 +31,7 @@ void expect_route(const Fabric& f, NodeIdx src, NodeIdx dst, const Path& p) {
   EXPECT_EQ(validate_path(f, Flow{src, dst}, p), "");
 }
 
-// Succeeds when `fn` throws std::invalid_argument whose message contains `needle`.
-template <typename Fn>
-::testing::AssertionResult throws_naming(Fn fn, const std::string& needle) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    if (std::string(e.what()).find(needle) != std::string::npos) {
-      return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "message '" << e.what() << "' lacks '" << needle << "'";
-  }
-  return ::testing::AssertionFailure() << "no std::invalid_argument";
-}
+using test::throws_naming;
 
 std::vector<double> idle(const Fabric& f) {
   return std::vector<double>(f.num_links(), 0.0);
@@ -162,6 +152,34 @@ TEST(FatTreeAdaptive, TaperedTreesSplitOverTheirFewerUpPorts) {
       for (const Path& p : out) expect_route(f, t.hosts[0], t.hosts[d], p);
     }
   }
+}
+
+/// Tops cabled to every aggregate of every pod (CODES' trees, routing/pod_tree.hpp): a shift by
+/// one pod, each message routed on the loads of those before it, spreads over the aggregates'
+/// links into each leaf. Judged by the top's own link alone, every top took the first aggregate
+/// of the destination pod: the 4 messages into a leaf all on one aggregate-to-leaf link.
+TEST(FatTreeAdaptive, TopsChooseTheAggregateWhoseLinkIntoTheLeafIsFree) {
+  const Fabric f = generate_pod_tree(PodTreeParams{});  // 2 pods of 4 x 4 hosts, 4 tops
+  const FatTreeLayout& t = *f.fat_tree();
+  FatTreeAdaptiveRoutes router(f);
+  LinkFlowLoads loads(f);
+  std::vector<Path> out;
+  for (std::uint32_t s = 0; s < 32; ++s) {
+    const NodeIdx dst = t.hosts[(s + 16) % 32];
+    const std::size_t k = router.routes(t.hosts[s], dst, loads.view(), out);
+    for (std::size_t i = 0; i < k; ++i) {
+      expect_route(f, t.hosts[s], dst, out[i]);
+      loads.add(out[i], 1.0 / static_cast<double>(k));
+    }
+  }
+  double busiest = 0;
+  for (NodeIdx leaf : t.switches[0]) {
+    for (PortNum p : t.up_ports[leaf.value()]) {
+      const Port& up = f.port(leaf, p);
+      busiest = std::max(busiest, loads.view()[f.port(up.peer, up.peer_port).out.value()]);
+    }
+  }
+  EXPECT_DOUBLE_EQ(busiest, 1.0);
 }
 
 TEST(FatTreeAdaptive, DegradedTreeSplitsOverTheSurvivingUpPorts) {

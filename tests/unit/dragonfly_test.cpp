@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <deque>
-#include <functional>
 #include <map>
 #include <numeric>
 #include <random>
@@ -16,6 +15,7 @@
 #include "routing/dragonfly.hpp"
 #include "routing/link_load.hpp"
 #include "routing/xgft.hpp"
+#include "tests/unit/throws_naming.hpp"
 
 namespace ibsdn {
 namespace {
@@ -164,34 +164,23 @@ TEST(DragonflyParams, ParsesWithAndWithoutWrapper) {
   EXPECT_EQ(m.num_hosts(), 8448u);
 }
 
-// Succeeds when `fn` throws std::invalid_argument whose message contains `needle`.
-::testing::AssertionResult fails_with(const std::function<void()>& fn, std::string_view needle) {
-  try {
-    fn();
-  } catch (const std::invalid_argument& e) {
-    if (std::string_view(e.what()).find(needle) != std::string_view::npos) {
-      return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "message '" << e.what() << "' lacks '" << needle << "'";
-  }
-  return ::testing::AssertionFailure() << "no std::invalid_argument";
-}
+using test::throws_naming;
 
 TEST(DragonflyParams, RejectsBadValuesNamingThem) {
-  EXPECT_TRUE(fails_with([] { DragonflyParams::parse("8,x,8,65"); }, "a 'x'"));
-  EXPECT_TRUE(fails_with([] { DragonflyParams::parse("8,16,8"); }, "expected 'p,a,h,g'"));
-  EXPECT_TRUE(fails_with([] { DragonflyParams::parse("8,16,8,65,2"); }, "expected 4 values"));
-  EXPECT_TRUE(fails_with([] { DragonflyParams::parse("8,16,8,130"); }, "a*h = 128"));
-  EXPECT_TRUE(fails_with([] { DragonflyParams::parse("8,16,8,1"); }, "g=1"));
-  EXPECT_TRUE(fails_with([] { DragonflyParams::parse("0,16,8,65"); }, "p (hosts per router)"));
-  EXPECT_TRUE(fails_with([] { DragonflyParams::parse("200,50,8,65"); }, "= 257 ports"));
-  EXPECT_TRUE(fails_with([] { generate_dragonfly(2, 2, 1, 4); }, "a*h = 2"));
-  EXPECT_TRUE(fails_with([] { MegaflyParams::parse("16,16,16,16,y"); }, "groups 'y'"));
+  EXPECT_TRUE(throws_naming([] { DragonflyParams::parse("8,x,8,65"); }, "a 'x'"));
+  EXPECT_TRUE(throws_naming([] { DragonflyParams::parse("8,16,8"); }, "expected 'p,a,h,g'"));
+  EXPECT_TRUE(throws_naming([] { DragonflyParams::parse("8,16,8,65,2"); }, "expected 4 values"));
+  EXPECT_TRUE(throws_naming([] { DragonflyParams::parse("8,16,8,130"); }, "a*h = 128"));
+  EXPECT_TRUE(throws_naming([] { DragonflyParams::parse("8,16,8,1"); }, "g=1"));
+  EXPECT_TRUE(throws_naming([] { DragonflyParams::parse("0,16,8,65"); }, "p (hosts per router)"));
+  EXPECT_TRUE(throws_naming([] { DragonflyParams::parse("200,50,8,65"); }, "= 257 ports"));
+  EXPECT_TRUE(throws_naming([] { generate_dragonfly(2, 2, 1, 4); }, "a*h = 2"));
+  EXPECT_TRUE(throws_naming([] { MegaflyParams::parse("16,16,16,16,y"); }, "groups 'y'"));
   EXPECT_TRUE(
-      fails_with([] { MegaflyParams::parse("16,16,2,16,34"); }, "spines*global_per_spine = 32"));
-  EXPECT_TRUE(fails_with([] { MegaflyParams::parse("16,16,0,16,33"); }, "spines must be"));
-  EXPECT_TRUE(fails_with([] { MegaflyParams::parse("250,16,16,16,33"); }, "= 266 ports"));
-  EXPECT_TRUE(fails_with([] { generate_megafly(1, 1, 1, 1, 2, 65); }, "gpus per node"));
+      throws_naming([] { MegaflyParams::parse("16,16,2,16,34"); }, "spines*global_per_spine = 32"));
+  EXPECT_TRUE(throws_naming([] { MegaflyParams::parse("16,16,0,16,33"); }, "spines must be"));
+  EXPECT_TRUE(throws_naming([] { MegaflyParams::parse("250,16,16,16,33"); }, "= 266 ports"));
+  EXPECT_TRUE(throws_naming([] { generate_megafly(1, 1, 1, 1, 2, 65); }, "gpus per node"));
 }
 
 // ---------------------------------------------------------------------------------------------

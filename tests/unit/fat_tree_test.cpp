@@ -11,10 +11,12 @@
 #include "routing/fat_tree.hpp"
 #include "routing/fat_tree_paths.hpp"
 #include "routing/lft.hpp"
+#include "routing/pod_tree.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/xgft.hpp"
 #include "tests/unit/all_pairs.hpp"
 #include "tests/unit/fat_tree_fabrics.hpp"
+#include "tests/unit/throws_naming.hpp"
 
 namespace ibsdn {
 namespace {
@@ -119,6 +121,41 @@ TEST(FatTree, CountsParallelCablesAsSeparateUpAndDownPorts) {
   EXPECT_EQ(t.max_up[1], 16u);
 }
 
+/// The thesis' 3:1 tree as TraceR-CODES builds it from 32-port switches (4.4.1: every port of the
+/// aggregates and cores used): 64 leaves of 24 hosts and 8 up-links, 32 aggregates, 16 cores.
+TEST(PodTree, BuildsCodesTaperedTreeOf32PortSwitches) {
+  const Fabric f = generate_pod_tree(PodTreeParams::parse("pod-tree(4,16,24,8,16)"));
+  EXPECT_EQ(f.kind_label, "pod-tree(4,16,24,8,16)");
+  ASSERT_NE(f.fat_tree(), nullptr);
+  const FatTreeLayout& t = *f.fat_tree();
+  EXPECT_EQ(t.hosts.size(), 1536u);
+  const std::vector<std::size_t> per_level{64, 32, 16};
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(t.switches[l].size(), per_level[l]) << "level " << l + 1;
+    for (NodeIdx n : t.switches[l]) {
+      EXPECT_EQ(t.up_ports[n.value()].size() + t.down_ports[n.value()].size(), 32u)
+          << f.node(n).name;
+    }
+  }
+  EXPECT_EQ(t.max_up, (std::vector<std::uint32_t>{1, 8, 16, 0}));
+}
+
+TEST(PodTree, RefusesBadListsNamingTheValue) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"4,16,24,8", "expected 'pods,leaves,hosts,aggregates,tops', got '4,16,24,8'"},
+      {"4,16,24,8,16,1", "expected 5 values, got more"},
+      {"4,16,x,8,16", "hosts 'x' is not an integer"},
+      {"0,16,24,8,16", "pods must be >= 1, got 0"},
+      {"4,16,24,8,-1", "tops must be >= 0, got -1"},
+      {"4,16,250,8,16", "leaves would need 258 ports (max 254)"},
+      {"32,16,24,8,16", "tops would need 256 ports (max 254)"},
+      {"pod-tree(4,16,24,8,16", "missing ')'"},
+  };
+  for (const auto& [text, want] : cases) {
+    EXPECT_TRUE(test::throws_naming([&] { (void)PodTreeParams::parse(text); }, want)) << text;
+  }
+}
+
 TEST(FatTree, LeavesEmptyHostPortsOutOfAPartlyPopulatedTree) {
   const Fabric full = generate_xgft(XgftParams::parse("3;4,4,4;1,4,4"));
   std::vector<CableEnd> empty;
@@ -163,6 +200,46 @@ TEST(FatTree, ModKOnACompleteXgftIsDModKAndSModK) {
     paths.modk_path(s, d, s, got);
     ASSERT_EQ(got, want_s[i]) << "smodk " << s << " -> " << d;
   }
+}
+
+/// Host i to host (i + k) mod N, in the layout's host order.
+std::vector<Flow> shift(const FatTreeLayout& t, std::size_t k) {
+  std::vector<Flow> out;
+  for (std::size_t i = 0; i < t.hosts.size(); ++i) {
+    Flow fl;
+    fl.src = t.hosts[i];
+    fl.dst = t.hosts[(i + k) % t.hosts.size()];
+    out.push_back(fl);
+  }
+  set_weights(out);
+  return out;
+}
+
+/// Tops cabled to every aggregate of every pod, as CODES builds the thesis' trees (4.4): D-mod-K
+/// comes down to a host along the reverse of the host's own up path, so a shift by one pod is
+/// contention-free as on the XGFT of that size. With the top's own digit picking the aggregate,
+/// every host of a leaf came down through one aggregate: L_D 4, one leaf's hosts on one link.
+TEST(FatTreeModK, DModKShiftByAPodIsContentionFreeWhereTopsReachEveryAggregate) {
+  const Fabric f = recognised(generate_pod_tree(PodTree{}));  // 2 pods of 4 x 4 hosts, 4 tops
+  ASSERT_EQ(f.xgft(), nullptr);
+  const std::vector<Flow> flows = shift(*f.fat_tree(), 16);
+  const RouteQuality q = evaluate(f, flows, make_algorithm("dmodk")->route({f, flows}));
+  EXPECT_EQ(q.max_link_load, 1);
+  EXPECT_EQ(q.bound.value, 1u);
+}
+
+/// The same on CODES' 3:1 form for radix 8 (leaves of 6 hosts and 2 up-links, 2 aggregates per
+/// pod, 4 tops): a shift by one pod meets the leaf-level bound, 6 flows over 2 up-links: 3. The
+/// top's own digit put the 6 hosts of a leaf on one aggregate-to-leaf link: 6.
+TEST(FatTreeModK, DModKShiftByAPodMeetsTheBoundOnATaperedPodTree) {
+  PodTree s;
+  s.hosts = 6;
+  s.aggregates = 2;
+  const Fabric f = recognised(generate_pod_tree(s));
+  const std::vector<Flow> flows = shift(*f.fat_tree(), 24);
+  const RouteQuality q = evaluate(f, flows, make_algorithm("dmodk")->route({f, flows}));
+  EXPECT_EQ(q.max_link_load, 3);
+  EXPECT_EQ(q.bound.value, 3u);
 }
 
 TEST(FatTree, PathCheckRefusesAPathThatTurnsAboveACommonAncestor) {

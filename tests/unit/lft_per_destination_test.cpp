@@ -13,9 +13,11 @@
 
 #include "routing/algorithm.hpp"
 #include "routing/dragonfly.hpp"
+#include "routing/fat_tree.hpp"
 #include "routing/lft.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
+#include "tests/unit/fat_tree_fabrics.hpp"
 
 namespace ibsdn {
 namespace {
@@ -240,6 +242,16 @@ TEST(RouteByDestination, ColumnsLeadEverySourceAlongItsRoutePath) {
     expect_columns_follow_the_paths(f, "dmodk");
     expect_columns_follow_the_paths(with_shuffled_switch_ports(f, 2), "dmodk");
     expect_columns_follow_the_paths(f, "minhop");
+  }
+  // Tops cabled to every aggregate: DmodK chooses among several ports down (its mirrored path).
+  test::PodTree tapered;
+  tapered.hosts = 6;
+  tapered.aggregates = 2;
+  for (const test::PodTree& shape : {test::PodTree{}, tapered}) {
+    Fabric f = test::generate_pod_tree(shape);
+    std::string why;
+    ASSERT_TRUE(recognize_fat_tree(f, &why)) << why;
+    expect_columns_follow_the_paths(f, "dmodk");
   }
   expect_columns_follow_the_paths(generate_dragonfly(2, 4, 2, 9), "minhop");
   expect_columns_follow_the_paths(irregular_fabric(), "minhop");

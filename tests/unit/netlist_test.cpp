@@ -336,6 +336,18 @@ TEST(Netlist, ParsesIbnetdiscoverOutputWithGuidsLidsAndSpeeds) {
   EXPECT_EQ(f.kind_label, "XGFT(2;2,2;1,1)");
 }
 
+/// ibsim netlists name no rates: their cables run at the rate the caller gives (a scenario's
+/// link_bandwidth, --gbps); ibnetdiscover's annotated cables keep theirs.
+TEST(Netlist, CablesWithoutARateRunAtTheGivenOne) {
+  const Fabric g = parse_netlist(
+      export_ibsim_netlist(generate_xgft(XgftParams::parse("2;4,4;1,4"))), "gen.net", 95.2);
+  for (const Link& l : g.links()) ASSERT_EQ(l.gbps, 95.2);
+  const Fabric f = parse_netlist(kIbnetdiscover, "ibnet.out", 95.2);
+  EXPECT_EQ(f.node(*f.find("H-0002c9030045f1a0")).ports[0].gbps, 56.0);
+  EXPECT_EQ(f.node(*f.find("H-0002c9030045f4d0")).ports[0].gbps, 100.0);
+  EXPECT_THROW((void)parse_netlist(kIbnetdiscover, "ibnet.out", 0.0), std::invalid_argument);
+}
+
 TEST(Netlist, FollowsIbsimGuidCountersWithoutGuidLines) {
   // The shape of ibsim's net-examples/net.2sw2path4hca, with one GUID line in the middle.
   const Fabric f = parse_netlist(
