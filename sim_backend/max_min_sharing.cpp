@@ -28,6 +28,7 @@ MaxMinSharing::MaxMinSharing(std::vector<double> capacities, std::vector<Traffic
                                   ": link share outside (0, 1]");
     }
     class_order_.push_back(static_cast<std::uint8_t>(c));
+    borrowing_ = borrowing_ || (classes_[c].borrow && classes_[c].link_share < 1);
   }
   std::stable_sort(class_order_.begin(), class_order_.end(), [&](std::uint8_t a, std::uint8_t b) {
     return classes_[a].priority > classes_[b].priority;
@@ -251,7 +252,7 @@ void MaxMinSharing::fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed)
   }
   for (const LinkId l : flow.route) {
     Link& link = links_[l.value()];
-    link.remaining -= rate;
+    link.remaining -= rate - flow.base;
     link.weight_sum -= flow.weight;
     --link.unfixed;
     if (link.dirty != epoch_) {
@@ -273,6 +274,7 @@ void MaxMinSharing::flush_dirty() {
 std::size_t MaxMinSharing::solve_collected(std::vector<FlowSlot>& changed) {
   for (const std::uint32_t l : link_set_) links_[l].left = links_[l].capacity;
   for (const std::uint8_t c : class_order_) solve_class(c, changed);
+  if (borrowing_) solve_borrowed(changed);
   return flow_set_.size();
 }
 
@@ -286,6 +288,7 @@ void MaxMinSharing::solve_class(std::uint8_t c, std::vector<FlowSlot>& changed) 
     flow.fixed = flow.traffic_class != c;
     if (flow.fixed) continue;
     any = true;
+    flow.base = 0;
     if (flow.cap > 0) {
       cap_heap_.push_back({flow.cap / flow.weight, f});
       std::push_heap(cap_heap_.begin(), cap_heap_.end(), later);
@@ -296,17 +299,20 @@ void MaxMinSharing::solve_class(std::uint8_t c, std::vector<FlowSlot>& changed) 
   for (const std::uint32_t l : link_set_) {
     Link& link = links_[l];
     // A share of 1 leaves `left` as it is: one class solves exactly as plain max-min.
-    link.remaining = share == 1 ? link.left : std::min(link.left, share * link.capacity);
-    link.weight_sum = 0;
-    link.unfixed = 0;
-    for (const FlowSlot f : link.flows) {
-      if (flows_[f].fixed) continue;
-      link.weight_sum += flows_[f].weight;
-      ++link.unfixed;
-    }
-    link.dirty = 0;
-    push_level(l);
+    open_link(l, share == 1 ? link.left : std::min(link.left, share * link.capacity));
   }
+  fill(changed);
+  if (classes_.size() == 1 && !borrowing_) return;
+  for (const std::uint32_t l : link_set_) {
+    Link& link = links_[l];
+    for (const FlowSlot f : link.flows) {
+      if (flows_[f].traffic_class == c) link.left -= flows_[f].rate;
+    }
+    link.left = std::max(link.left, 0.0);
+  }
+}
+
+void MaxMinSharing::fill(std::vector<FlowSlot>& changed) {
   for (;;) {
     while (!cap_heap_.empty() && flows_[cap_heap_.front().index].fixed) {
       std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
@@ -323,19 +329,49 @@ void MaxMinSharing::solve_class(std::uint8_t c, std::vector<FlowSlot>& changed) 
       const double level = links_[l].level;
       heap_erase(l);
       for (const FlowSlot f : links_[l].flows) {
-        if (!flows_[f].fixed) fix(f, level * flows_[f].weight, changed);
+        if (!flows_[f].fixed) fix(f, flows_[f].base + level * flows_[f].weight, changed);
       }
     }
     flush_dirty();
   }
-  if (classes_.size() == 1) return;
-  for (const std::uint32_t l : link_set_) {
-    Link& link = links_[l];
-    for (const FlowSlot f : link.flows) {
-      if (flows_[f].traffic_class == c) link.left -= flows_[f].rate;
+}
+
+void MaxMinSharing::solve_borrowed(std::vector<FlowSlot>& changed) {
+  link_heap_.clear();
+  cap_heap_.clear();
+  bool any = false;
+  for (const FlowSlot f : flow_set_) {
+    Flow& flow = flows_[f];
+    const TrafficClass& c = classes_[flow.traffic_class];
+    // Only a class held below its share can have been held back by it; a flow at its own cap
+    // cannot take more.
+    flow.fixed = !c.borrow || c.link_share == 1 || (flow.cap > 0 && flow.rate >= flow.cap);
+    if (flow.fixed) continue;
+    any = true;
+    flow.base = flow.rate;
+    if (flow.cap > 0) {
+      cap_heap_.push_back({(flow.cap - flow.rate) / flow.weight, f});
+      std::push_heap(cap_heap_.begin(), cap_heap_.end(), later);
     }
-    link.left = std::max(link.left, 0.0);
   }
+  if (!any) return;
+  for (const std::uint32_t l : link_set_) open_link(l, links_[l].left);
+  fill(changed);
+  for (const FlowSlot f : flow_set_) flows_[f].base = 0;
+}
+
+void MaxMinSharing::open_link(std::uint32_t l, double remaining) {
+  Link& link = links_[l];
+  link.remaining = remaining;
+  link.weight_sum = 0;
+  link.unfixed = 0;
+  for (const FlowSlot f : link.flows) {
+    if (flows_[f].fixed) continue;
+    link.weight_sum += flows_[f].weight;
+    ++link.unfixed;
+  }
+  link.dirty = 0;
+  push_level(l);
 }
 
 }  // namespace ibsdn

@@ -11,7 +11,11 @@
 // the most of every link's capacity its flows may use together. Classes are served in strict
 // priority (the highest first, ties by class index), each by its own progressive filling over
 // what the classes before it left of every link, capped by its share. One class of share 1 is
-// plain (weighted) max-min.
+// plain (weighted) max-min. A class that `borrows` is capped only while others want the rest, as
+// seed 004's arbiter does (a class over its cap waits until no other class has packets): after
+// every class had its turn, one more progressive filling gives what no class took of each link to
+// the flows of borrowing classes, max-min among all of them whatever their class and priority
+// (seed 004 serves classes over their caps round-robin; the flow model shares per flow).
 //
 // solve_touched() re-solves only the connected components (links and flows joined through shared
 // links, whatever their classes) of the links touched since the last solve (all flows when those
@@ -31,6 +35,7 @@ namespace ibsdn {
 struct TrafficClass {
   int priority = 0;       // served before every class of a lower priority
   double link_share = 1;  // in (0, 1]: the most of a link's capacity the class's flows use
+  bool borrow = false;    // above link_share, still takes what no other class uses
 };
 
 class MaxMinSharing {
@@ -67,6 +72,7 @@ class MaxMinSharing {
     double weight = 1;
     double cap = 0;
     double rate = 0;
+    double base = 0;         // what the filling under way started from (borrowing: its class's)
     std::uint32_t mark = 0;  // == epoch_: in the set being solved
     std::uint8_t traffic_class = 0;
     bool fixed = false;
@@ -96,6 +102,12 @@ class MaxMinSharing {
   std::size_t solve_collected(std::vector<FlowSlot>& changed);
   /// Progressive filling of one class's flows in the collected set.
   void solve_class(std::uint8_t c, std::vector<FlowSlot>& changed);
+  /// What the classes left of every link, to the flows of borrowing classes.
+  void solve_borrowed(std::vector<FlowSlot>& changed);
+  /// Progressive filling of the unfixed flows, from their base, over the links' `remaining`.
+  void fill(std::vector<FlowSlot>& changed);
+  /// Link l's filling state: `remaining` capacity, its unfixed flows' weights, its level.
+  void open_link(std::uint32_t l, double remaining);
   void fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed);
   void push_level(std::uint32_t l);
   // An indexed binary min-heap of links by (level, index): one entry per link, moved in place
@@ -109,6 +121,7 @@ class MaxMinSharing {
 
   std::vector<TrafficClass> classes_;
   std::vector<std::uint8_t> class_order_;  // by priority (highest first), then index
+  bool borrowing_ = false;                 // a class of share < 1 borrows
   std::vector<Flow> flows_;
   std::vector<FlowSlot> free_slots_;
   std::vector<Link> links_;
