@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -46,11 +47,12 @@ constexpr std::array<std::string_view, 3> kWorkloadKeys = {"trace", "synthetic",
 constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node", "first",
                                                         "system_nodes"};
 constexpr std::array<std::string_view, 3> kSyntheticKeys = {"preset", "jobs", "utilisation"};
-constexpr std::array<std::string_view, 5> kJobKeys = {"nodes", "start", "end", "pattern",
-                                                      "application"};
-constexpr std::array<std::string_view, 8> kTimingKeys = {
+constexpr std::array<std::string_view, 6> kJobKeys = {"nodes",   "start",       "end",
+                                                      "pattern", "application", "class"};
+constexpr std::array<std::string_view, 12> kTimingKeys = {
     "nic",      "gpu_link", "link_latency",    "bandwidth_multiple",
-    "baseline", "alone",    "sample_interval", "adaptive"};
+    "baseline", "alone",    "sample_interval", "adaptive",
+    "classes",  "qos",      "collectives",     "background"};
 constexpr std::array<std::string_view, 3> kAdaptiveKeys = {"rule", "bias", "split_slack"};
 constexpr std::array<std::string_view, 3> kAdaptiveRules = {"par", "ugal-l", "ugal-g"};
 
@@ -136,6 +138,7 @@ class Parser {
     }
     defaults();
     check_flow_only();
+    check_class_names(r_, d_, flow());
     finish();
   }
 
@@ -613,6 +616,8 @@ class Parser {
       } else if (key == "sample_interval") {
         single(v, full, kWhy);
         read(v, full, d_.sample_interval, duration(kMaxSampleInterval));
+      } else if (key == "classes" || key == "qos" || key == "collectives" || key == "background") {
+        qos(key, v);
       } else {
         each_field(v, full, kAdaptiveKeys, [&](const std::string& k, const YAML::Node& a) {
           const std::string name = full + "." + k;
@@ -626,6 +631,60 @@ class Parser {
         });
       }
     });
+  }
+
+  // Seed 004's traffic classes and background (scenario_qos.cpp reads what does not sweep).
+  void qos(const std::string& key, const YAML::Node& v) {
+    const std::string full = "timing." + key;
+    if (key == "classes") {
+      canonical_[full] = read_traffic_classes(r_, v, d_);
+    } else if (key == "qos") {
+      read(v, full, d_.qos, boolean());
+    } else if (key == "collectives") {
+      d_.collectives = read_class_name(r_, v, full, d_);
+      canonical_[full] = d_.collectives;
+    } else {
+      d_.background_given = true;
+      d_.background_at = where_of(v);
+      each_field(v, full, kBackgroundKeys, [&](const std::string& k, const YAML::Node& b) {
+        const std::string name = full + "." + k;
+        if (k == "nodes") {
+          read(b, name, d_.background_nodes, integer<std::uint32_t>(2, kMaxHosts));
+        } else if (k == "bytes") {
+          read(b, name, d_.background_bytes, byte_count());
+        } else if (k == "load") {
+          read(b, name, d_.background_load,
+               ranged(std::nextafter(0.0, 1.0), 1,
+                      "a share of the link bandwidth above 0, at "
+                      "most 1 (0.2, not 20)"));
+        } else if (k == "duration") {
+          read(b, name, d_.background_duration, duration(kMaxJobTime));
+        } else {
+          d_.background_class = read_class_name(r_, b, name, d_);
+          canonical_[name] = d_.background_class;
+        }
+      });
+      for (std::string_view k : {"nodes", "bytes", "load"}) {
+        const bool given = k == "nodes"   ? d_.background_nodes.given()
+                           : k == "bytes" ? d_.background_bytes.given()
+                                          : d_.background_load.given();
+        if (!given) missing(v, full, k);
+      }
+    }
+  }
+
+  // A message size as applications write it (`1M`, `64K`, `4096`), 1 byte .. 1 TiB.
+  ReadOne<std::uint64_t> byte_count() const {
+    return [this](const YAML::Node& n, const std::string& key) {
+      const std::string text = r_.string(n, key);
+      std::string why;
+      const std::optional<std::uint64_t> v = parse_byte_count(text, &why);
+      if (!v) r_.fail(n, key + ": " + quote_for_message(text) + " " + why);
+      if (*v == 0 || *v > kMaxAppMessageBytes) {
+        r_.fail(n, key + ": " + quote_for_message(text) + " is out of range: 1 byte to 1T");
+      }
+      return std::pair<std::uint64_t, std::string>{*v, std::to_string(*v)};
+    };
   }
 
   void workload(const YAML::Node& map) {
@@ -730,6 +789,9 @@ class Parser {
           auto [p, text] = pattern()(v, full);
           job.pattern = std::move(p);
           c[key] = text;
+        } else if (key == "class") {
+          job.traffic_class = read_class_name(r_, v, full, d_);
+          c[key] = job.traffic_class;
         } else {
           auto [a, text] = application()(v, full);
           job.application = std::move(a);
@@ -775,6 +837,10 @@ class Parser {
     set_default(d_.baseline, "timing.baseline", std::string("dmodk"), "dmodk");
     set_default(d_.alone, "timing.alone", std::uint8_t{0}, "false");
     set_default(d_.sample_interval, "timing.sample_interval", 0.0, "0");
+    set_default(d_.qos, "timing.qos", std::uint8_t{1}, "true");
+    if (d_.background_given) {
+      set_default(d_.background_duration, "timing.background.duration", 0.0, "0");
+    }
     const AdaptiveRoutingOptions a;
     set_default(d_.adaptive_rule, "timing.adaptive.rule", a.dragonfly.rule,
                 std::string(to_string(a.dragonfly.rule)));
@@ -895,6 +961,8 @@ std::vector<std::string> scenario_keys() {
   std::vector<std::string> out(kTopKeys.begin(), kTopKeys.end());
   add_dotted_keys(out, "timing", kTimingKeys);
   add_dotted_keys(out, "timing.adaptive", kAdaptiveKeys);
+  add_dotted_keys(out, "timing.classes[]", kClassKeys);
+  add_dotted_keys(out, "timing.background", kBackgroundKeys);
   add_dotted_keys(out, "topology", kTopologyKeys);
   add_dotted_keys(out, "topology.dragonfly", kDragonflyKeys);
   add_dotted_keys(out, "topology.megafly", kMegaflyKeys);
@@ -911,9 +979,11 @@ std::vector<std::string> sweepable_scenario_keys() {
     const bool container = k == "topology" || k == "workload" || k == "topology.dragonfly" ||
                            k == "topology.megafly" || k.starts_with("workload.jobs") ||
                            k == "workload.trace" || k == "workload.synthetic";
-    const bool single =
-        k == "timing" || (k.starts_with("timing.") && k != "timing.nic" && k != "timing.gpu_link" &&
-                          k != "timing.bandwidth_multiple");
+    const bool single = k == "timing" || k == "timing.background" ||
+                        k == "timing.background.class" ||
+                        (k.starts_with("timing.") && k != "timing.nic" && k != "timing.gpu_link" &&
+                         k != "timing.bandwidth_multiple" && k != "timing.qos" &&
+                         !k.starts_with("timing.background."));
     if (k != "name" && !container && !single) out.push_back(k);
   }
   return out;
