@@ -69,7 +69,7 @@ class FlowEngine {
   [[nodiscard]] double next_event_time();
 
   /// Moves the clock to `t` (>= now(), finite). When t reaches next_event_time() (within
-  /// kSameTime), the activations and completions due are processed, the touched components
+  /// kSameTime), the activations and completions due are processed, the rates they change
   /// re-solved, and the ids of the messages completed appended to `completed` in id order.
   /// Never passes an event: advance(t) with t beyond next_event_time() stops there; the return
   /// value is the time reached.

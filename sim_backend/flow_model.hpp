@@ -14,10 +14,11 @@
 // proportional to route latency (TCP's RTT unfairness); the same as kMaxMin when all routes have
 // equal latency.
 //
-// Re-solving: kIncremental re-solves only the connected component (links and the flows joined
-// through shared links) of the links a change touched; completion times sit in a heap with lazy
-// updates (a flow's remaining bytes are brought up to date only when its rate changes, as
-// SimGrid's lazy update). kFull re-solves every active flow at every event, for comparison.
+// Re-solving: kIncremental re-solves only the flows whose rates a change can move, widening from
+// the links it touched as far as rates move (max_min_sharing.hpp says why that is exact; rates
+// agree with kFull's within rounding); completion times sit in a heap with lazy updates (a flow's
+// remaining bytes are brought up to date only when its rate changes, as SimGrid's lazy update).
+// kFull re-solves every active flow at every event, for comparison.
 //
 // Traffic classes (issue 12, seed 004): a message carries a class; classes are served in strict
 // priority on every link, each capped by its share of every link, max-min within a class

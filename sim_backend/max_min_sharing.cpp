@@ -15,6 +15,11 @@ constexpr auto later = [](const auto& a, const auto& b) {
   return a.level != b.level ? a.level > b.level : a.index > b.index;
 };
 
+/// Relative slack of the re-solve's comparisons (header comment): far above the rounding of a
+/// link's sums, far below the 1e-9 the rates are compared with.
+constexpr double kSlack = 1e-12;
+constexpr double kNoLevel = std::numeric_limits<double>::infinity();
+
 }  // namespace
 
 MaxMinSharing::MaxMinSharing(std::vector<double> capacities, std::vector<TrafficClass> classes)
@@ -33,7 +38,12 @@ MaxMinSharing::MaxMinSharing(std::vector<double> capacities, std::vector<Traffic
   std::stable_sort(class_order_.begin(), class_order_.end(), [&](std::uint8_t a, std::uint8_t b) {
     return classes_[a].priority > classes_[b].priority;
   });
+  class_rank_.resize(classes_.size());
+  for (std::size_t r = 0; r < class_order_.size(); ++r) {
+    class_rank_[class_order_[r]] = static_cast<std::uint8_t>(r);
+  }
   links_.resize(capacities.size());
+  heap_pos_.assign(capacities.size(), kNotInHeap);
   for (std::size_t i = 0; i < capacities.size(); ++i) {
     if (!(capacities[i] > 0) || capacities[i] == std::numeric_limits<double>::infinity()) {
       throw std::invalid_argument("max-min sharing: link " + std::to_string(i) +
@@ -72,6 +82,7 @@ MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double
   flow.cap = cap;
   flow.traffic_class = traffic_class;
   flow.rate = 0;
+  flow.bottleneck = kUnsolved;
   flow.live = true;
   for (std::size_t h = 0; h < route.size(); ++h) {
     Link& link = links_.at(route[h].value());
@@ -79,6 +90,7 @@ MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double
     link.flows.push_back(f);
     touch(route[h]);
   }
+  added_.push_back(f);
   ++active_;
   return f;
 }
@@ -110,149 +122,160 @@ void MaxMinSharing::remove(FlowSlot f) {
 
 void MaxMinSharing::next_epoch() {
   if (++epoch_ != 0) return;
-  // Wrapped after 2^32 solves: clear the old marks once.
+  // Wrapped after 2^32 class solves: clear the old marks once.
   for (Link& l : links_) l.mark = 0;
   for (Flow& f : flows_) f.mark = 0;
   epoch_ = 1;
 }
 
-bool MaxMinSharing::collect_touched() {
-  next_epoch();
-  link_set_.clear();
-  flow_set_.clear();
-  for (const std::uint32_t l : touched_) {
-    links_[l].touched = false;
-    if (links_[l].mark == epoch_) continue;
-    links_[l].mark = epoch_;
-    // Breadth first over the component; link_set_ is the queue.
-    std::size_t head = link_set_.size();
-    link_set_.push_back(l);
-    while (head < link_set_.size()) {
-      const Link& link = links_[link_set_[head++]];
-      for (const FlowSlot f : link.flows) {
-        Flow& flow = flows_[f];
-        if (flow.mark == epoch_) continue;
-        flow.mark = epoch_;
-        flow_set_.push_back(f);
-        if (2 * flow_set_.size() > active_) return false;
-        for (const LinkId next : flow.route) {
-          Link& n = links_[next.value()];
-          if (n.mark == epoch_) continue;
-          n.mark = epoch_;
-          link_set_.push_back(next.value());
-        }
-      }
-    }
-  }
-  touched_.clear();
-  return true;
-}
-
-void MaxMinSharing::collect_all() {
-  next_epoch();
-  link_set_.clear();
-  flow_set_.clear();
-  for (const std::uint32_t l : touched_) links_[l].touched = false;
-  touched_.clear();
-  for (std::uint32_t l = 0; l < links_.size(); ++l) {
-    if (links_[l].flows.empty()) continue;
-    links_[l].mark = epoch_;
-    link_set_.push_back(l);
-  }
-  for (FlowSlot f = 0; f < flows_.size(); ++f) {
-    if (!flows_[f].live) continue;
-    flows_[f].mark = epoch_;
-    flow_set_.push_back(f);
-  }
-}
-
 std::size_t MaxMinSharing::solve_touched(std::vector<FlowSlot>& changed) {
-  // A component holding most flows is solved whole: walking it costs more than listing every
-  // link and flow in memory order, and the rates come out the same.
-  if (!collect_touched()) collect_all();
-  return solve_collected(changed);
+  return solve(false, changed);
 }
 
 std::size_t MaxMinSharing::solve_all(std::vector<FlowSlot>& changed) {
-  collect_all();
-  return solve_collected(changed);
+  return solve(true, changed);
 }
 
-bool MaxMinSharing::heap_less(std::uint32_t a, std::uint32_t b) const {
-  const double la = links_[a].level;
-  const double lb = links_[b].level;
-  return la != lb ? la < lb : a < b;
+void MaxMinSharing::add_seed(std::uint32_t l) {
+  if (links_[l].seed == solve_count_) return;
+  links_[l].seed = solve_count_;
+  seeds_.push_back(l);
 }
 
-void MaxMinSharing::heap_place(std::size_t i, std::uint32_t l) {
-  link_heap_[i] = l;
-  links_[l].heap_pos = static_cast<std::uint32_t>(i);
+std::size_t MaxMinSharing::solve(bool all, std::vector<FlowSlot>& changed) {
+  if (++solve_count_ == 0) {
+    for (Link& l : links_) l.seed = 0;
+    solve_count_ = 1;
+  }
+  seeds_.clear();
+  for (const std::uint32_t l : touched_) {
+    links_[l].touched = false;
+    add_seed(l);
+  }
+  touched_.clear();
+  // Borrowing: every class from scratch, then the borrowing; the flows that moved are found by
+  // their rates before and after (the header comment).
+  std::vector<FlowSlot>& moved = borrowing_ ? class_changed_ : changed;
+  if (borrowing_) {
+    all = true;
+    class_changed_.clear();
+    prior_rates_.resize(flows_.size());
+    for (FlowSlot f = 0; f < flows_.size(); ++f) prior_rates_[f] = flows_[f].rate;
+  }
+  std::size_t solved = 0;
+  for (const std::uint8_t c : class_order_) {
+    const std::size_t first = moved.size();
+    solved += solve_class(c, all, moved);
+    if (class_order_.size() == 1) break;
+    // The classes after this one share what it leaves: where its load moved, they start.
+    for (std::size_t i = first; i < moved.size(); ++i) {
+      for (const LinkId l : flows_[moved[i]].route) add_seed(l.value());
+    }
+  }
+  added_.clear();
+  if (!borrowing_) return solved;
+  solve_borrowed();
+  for (FlowSlot f = 0; f < flows_.size(); ++f) {
+    if (flows_[f].live && flows_[f].rate != prior_rates_[f]) changed.push_back(f);
+  }
+  return solved;
+}
+
+bool MaxMinSharing::heap_less(const LevelEntry& a, const LevelEntry& b) {
+  return a.level != b.level ? a.level < b.level : a.index < b.index;
+}
+
+void MaxMinSharing::heap_place(std::size_t i, const LevelEntry& e) {
+  link_heap_[i] = e;
+  heap_pos_[e.index] = static_cast<std::uint32_t>(i);
 }
 
 void MaxMinSharing::heap_up(std::size_t i) {
-  const std::uint32_t l = link_heap_[i];
+  const LevelEntry e = link_heap_[i];
   while (i > 0) {
     const std::size_t parent = (i - 1) / 2;
-    if (!heap_less(l, link_heap_[parent])) break;
+    if (!heap_less(e, link_heap_[parent])) break;
     heap_place(i, link_heap_[parent]);
     i = parent;
   }
-  heap_place(i, l);
+  heap_place(i, e);
 }
 
 void MaxMinSharing::heap_down(std::size_t i) {
-  const std::uint32_t l = link_heap_[i];
+  const LevelEntry e = link_heap_[i];
   const std::size_t n = link_heap_.size();
   for (;;) {
     std::size_t child = 2 * i + 1;
     if (child >= n) break;
     if (child + 1 < n && heap_less(link_heap_[child + 1], link_heap_[child])) ++child;
-    if (!heap_less(link_heap_[child], l)) break;
+    if (!heap_less(link_heap_[child], e)) break;
     heap_place(i, link_heap_[child]);
     i = child;
   }
-  heap_place(i, l);
+  heap_place(i, e);
 }
 
 void MaxMinSharing::heap_erase(std::uint32_t l) {
-  const std::size_t i = links_[l].heap_pos;
-  links_[l].heap_pos = kNotInHeap;
-  const std::uint32_t last = link_heap_.back();
+  const std::size_t i = heap_pos_[l];
+  heap_pos_[l] = kNotInHeap;
+  const LevelEntry last = link_heap_.back();
   link_heap_.pop_back();
-  if (last == l) return;
+  if (last.index == l) return;
   heap_place(i, last);
   heap_up(i);
-  heap_down(links_[last].heap_pos);
+  heap_down(heap_pos_[last.index]);
+}
+
+double MaxMinSharing::link_level(const Link& link) {
+  if (link.unfixed == 0) return kNoLevel;
+  // Rounding leaves a full link a hair above or below zero: what is left within the slack is
+  // nothing, so flows that higher classes starve get 0, not noise, whichever way they are solved.
+  return link.remaining <= kSlack * link.capacity ? 0.0 : link.remaining / link.weight_sum;
 }
 
 void MaxMinSharing::push_level(std::uint32_t l) {
-  Link& link = links_[l];
-  if (link.unfixed == 0) {
-    if (link.heap_pos != kNotInHeap) heap_erase(l);
-    return;
-  }
-  // Rounding may leave a saturated link a hair below zero.
-  link.level = std::max(link.remaining, 0.0) / link.weight_sum;
-  if (link.heap_pos == kNotInHeap) {
-    link_heap_.push_back(l);
+  const double level = link_level(links_[l]);
+  const std::uint32_t at = heap_pos_[l];
+  if (at == kNotInHeap) {
+    if (level == kNoLevel) return;
+    link_heap_.push_back({level, l});
     heap_up(link_heap_.size() - 1);
-  } else {
-    // Fixing flows at a lower level only raises a link's level; either way is handled.
-    heap_up(link.heap_pos);
-    heap_down(link.heap_pos);
+  } else if (level < link_heap_[at].level) {
+    link_heap_[at].level = level;
+    heap_up(at);
+  }
+  // A level that rose stays in the heap at its old value, a bound from below, and is brought up
+  // to date when it reaches the top (settle_top): fixing flows only raises levels, so most
+  // links move once instead of at every fix.
+}
+
+void MaxMinSharing::settle_top() {
+  while (!link_heap_.empty()) {
+    const LevelEntry top = link_heap_.front();
+    const double level = link_level(links_[top.index]);
+    if (level == top.level) return;
+    if (level == kNoLevel) {
+      heap_erase(top.index);
+    } else {
+      link_heap_.front().level = level;
+      heap_down(0);
+    }
   }
 }
 
-void MaxMinSharing::fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed) {
+void MaxMinSharing::fix(FlowSlot f, double rate, std::uint32_t bottleneck,
+                        std::vector<FlowSlot>& changed) {
   Flow& flow = flows_[f];
   flow.fixed = true;
+  flow.bottleneck = bottleneck;
   if (rate != flow.rate) {
     flow.rate = rate;
     changed.push_back(f);
   }
+  const double taken = rate - flow.base;
   for (const LinkId l : flow.route) {
     Link& link = links_[l.value()];
-    link.remaining -= rate - flow.base;
+    link.remaining -= taken;
     link.weight_sum -= flow.weight;
     --link.unfixed;
     if (link.dirty != epoch_) {
@@ -271,107 +294,239 @@ void MaxMinSharing::flush_dirty() {
   dirty_.clear();
 }
 
-std::size_t MaxMinSharing::solve_collected(std::vector<FlowSlot>& changed) {
-  for (const std::uint32_t l : link_set_) links_[l].left = links_[l].capacity;
-  for (const std::uint8_t c : class_order_) solve_class(c, changed);
-  if (borrowing_) solve_borrowed(changed);
+double MaxMinSharing::class_capacity(const Link& link, std::uint8_t c) const {
+  if (classes_.size() == 1) return link.capacity;
+  double above = 0;
+  for (const FlowSlot f : link.flows) {
+    if (class_rank_[flows_[f].traffic_class] < class_rank_[c]) above += flows_[f].rate;
+  }
+  const double left = std::max(link.capacity - above, 0.0);
+  const double share = classes_[c].link_share;
+  // A share of 1 leaves `left` as it is: one class solves exactly as plain max-min.
+  return share == 1 ? left : std::min(left, share * link.capacity);
+}
+
+void MaxMinSharing::enter(std::uint32_t l, std::uint8_t c) {
+  Link& link = links_[l];
+  link.mark = epoch_;
+  double remaining = class_capacity(link, c);
+  double weight_sum = 0;
+  std::uint32_t unfixed = 0;
+  std::uint32_t held = 0;
+  double held_max = 0;
+  double check = kNoLevel;
+  for (const FlowSlot f : link.flows) {
+    const Flow& flow = flows_[f];
+    if (flow.traffic_class != c) continue;
+    if (flow.mark == epoch_) {
+      weight_sum += flow.weight;
+      ++unfixed;
+      continue;
+    }
+    remaining -= flow.rate;
+    ++held;
+    const double normalised = flow.rate / flow.weight;
+    held_max = std::max(held_max, normalised);
+    if (flow.bottleneck == l) check = std::min(check, normalised);
+  }
+  link.remaining = remaining;
+  link.weight_sum = weight_sum;
+  link.unfixed = unfixed;
+  link.held = held;
+  link.held_max = held_max;
+  if (check != kNoLevel) {
+    // The flows it is the bottleneck of got its level when it saturated: one check for all.
+    check_heap_.push_back({check, l});
+    std::push_heap(check_heap_.begin(), check_heap_.end(), later);
+  }
+  if (link.dirty != epoch_) {
+    link.dirty = epoch_;
+    dirty_.push_back(l);
+  }
+}
+
+void MaxMinSharing::join(FlowSlot f, std::uint8_t c) {
+  Flow& flow = flows_[f];
+  flow.mark = epoch_;
+  flow.fixed = false;
+  flow_set_.push_back(f);
+  if (flow.cap > 0) {
+    cap_heap_.push_back({flow.cap / flow.weight, f});
+    std::push_heap(cap_heap_.begin(), cap_heap_.end(), later);
+  }
+  for (const LinkId id : flow.route) {
+    const std::uint32_t l = id.value();
+    Link& link = links_[l];
+    if (link.mark != epoch_) {
+      enter(l, c);
+      continue;
+    }
+    // Its old rate was held out of the link's capacity; from the current level on it fills.
+    link.remaining += flow.rate;
+    link.weight_sum += flow.weight;
+    ++link.unfixed;
+    --link.held;
+    if (link.dirty != epoch_) {
+      link.dirty = epoch_;
+      dirty_.push_back(l);
+    }
+  }
+}
+
+bool MaxMinSharing::release_held(std::uint32_t l, double level, std::uint8_t c) {
+  Link& link = links_[l];
+  const double above = level * (1 + kSlack);
+  if (link.held == 0 || link.held_max <= above) return false;
+  bool any = false;
+  double held_max = 0;
+  // join() changes links' counters, never a link's flow list.
+  for (const FlowSlot f : link.flows) {
+    const Flow& flow = flows_[f];
+    if (flow.traffic_class != c || flow.mark == epoch_) continue;
+    if (flow.rate > above * flow.weight) {
+      join(f, c);
+      any = true;
+    } else {
+      held_max = std::max(held_max, flow.rate / flow.weight);
+    }
+  }
+  link.held_max = held_max;
+  return any;
+}
+
+void MaxMinSharing::check_bottleneck(std::uint32_t l, double level, std::uint8_t c) {
+  const Link& link = links_[l];
+  if (link.remaining - level * link.weight_sum <= kSlack * link.capacity) return;
+  for (const FlowSlot f : link.flows) {
+    const Flow& flow = flows_[f];
+    if (flow.traffic_class == c && flow.mark != epoch_ && flow.bottleneck == l) join(f, c);
+  }
+}
+
+std::size_t MaxMinSharing::solve_class(std::uint8_t c, bool all, std::vector<FlowSlot>& changed) {
+  next_epoch();
+  flow_set_.clear();
+  link_heap_.clear();
+  cap_heap_.clear();
+  check_heap_.clear();
+  if (all) {
+    for (FlowSlot f = 0; f < flows_.size(); ++f) {
+      Flow& flow = flows_[f];
+      if (!flow.live || flow.traffic_class != c) continue;
+      flow.mark = epoch_;
+      flow.fixed = false;
+      flow_set_.push_back(f);
+      if (flow.cap > 0) cap_heap_.push_back({flow.cap / flow.weight, f});
+    }
+    std::make_heap(cap_heap_.begin(), cap_heap_.end(), later);
+    for (const FlowSlot f : flow_set_) {
+      for (const LinkId l : flows_[f].route) {
+        if (links_[l.value()].mark != epoch_) enter(l.value(), c);
+      }
+    }
+  } else {
+    for (const FlowSlot f : added_) {
+      const Flow& flow = flows_[f];
+      if (flow.live && flow.traffic_class == c && flow.mark != epoch_) join(f, c);
+    }
+    for (const std::uint32_t l : seeds_) {
+      if (links_[l].mark != epoch_) enter(l, c);
+      // Over-full: the classes before this one took more of it than before.
+      if (links_[l].remaining < -kSlack * links_[l].capacity) release_held(l, 0.0, c);
+    }
+  }
+  fill(c, changed);
   return flow_set_.size();
 }
 
-void MaxMinSharing::solve_class(std::uint8_t c, std::vector<FlowSlot>& changed) {
-  link_heap_.clear();
-  cap_heap_.clear();
-  bool any = false;
-  for (const FlowSlot f : flow_set_) {
-    Flow& flow = flows_[f];
-    // Flows of other classes count as fixed: solved before, or after this class.
-    flow.fixed = flow.traffic_class != c;
-    if (flow.fixed) continue;
-    any = true;
-    flow.base = 0;
-    if (flow.cap > 0) {
-      cap_heap_.push_back({flow.cap / flow.weight, f});
-      std::push_heap(cap_heap_.begin(), cap_heap_.end(), later);
-    }
-  }
-  if (!any) return;
-  const double share = classes_[c].link_share;
-  for (const std::uint32_t l : link_set_) {
-    Link& link = links_[l];
-    // A share of 1 leaves `left` as it is: one class solves exactly as plain max-min.
-    open_link(l, share == 1 ? link.left : std::min(link.left, share * link.capacity));
-  }
-  fill(changed);
-  if (classes_.size() == 1 && !borrowing_) return;
-  for (const std::uint32_t l : link_set_) {
-    Link& link = links_[l];
-    for (const FlowSlot f : link.flows) {
-      if (flows_[f].traffic_class == c) link.left -= flows_[f].rate;
-    }
-    link.left = std::max(link.left, 0.0);
-  }
-}
-
-void MaxMinSharing::fill(std::vector<FlowSlot>& changed) {
+void MaxMinSharing::fill(std::uint8_t c, std::vector<FlowSlot>& changed) {
+  flush_dirty();
   for (;;) {
+    settle_top();
     while (!cap_heap_.empty() && flows_[cap_heap_.front().index].fixed) {
       std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
       cap_heap_.pop_back();
     }
-    if (link_heap_.empty()) break;  // every flow crosses a link: all are fixed
-    if (!cap_heap_.empty() && cap_heap_.front().level <= links_[link_heap_.front()].level) {
+    // Every unfixed flow of S crosses a link in the heap: when it is empty, S is solved.
+    if (link_heap_.empty() && check_heap_.empty()) break;
+    const double top_level = link_heap_.empty() ? kNoLevel : link_heap_.front().level;
+    const double cap_level = cap_heap_.empty() ? kNoLevel : cap_heap_.front().level;
+    const double check_level = check_heap_.empty() ? kNoLevel : check_heap_.front().level;
+    if (check_level <= cap_level && check_level <= top_level) {
+      const std::uint32_t l = check_heap_.front().index;
+      std::pop_heap(check_heap_.begin(), check_heap_.end(), later);
+      check_heap_.pop_back();
+      check_bottleneck(l, check_level, c);
+    } else if (cap_level <= top_level) {
       const FlowSlot f = cap_heap_.front().index;
       std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
       cap_heap_.pop_back();
-      fix(f, flows_[f].cap, changed);
-    } else {
-      const std::uint32_t l = link_heap_.front();
-      const double level = links_[l].level;
+      fix(f, flows_[f].cap, kAtCap, changed);
+    } else if (!release_held(link_heap_.front().index, top_level, c)) {
+      const std::uint32_t l = link_heap_.front().index;
       heap_erase(l);
       for (const FlowSlot f : links_[l].flows) {
-        if (!flows_[f].fixed) fix(f, flows_[f].base + level * flows_[f].weight, changed);
+        const Flow& flow = flows_[f];
+        if (flow.mark == epoch_ && !flow.fixed) {
+          fix(f, flow.base + top_level * flow.weight, l, changed);
+        }
       }
     }
     flush_dirty();
   }
 }
 
-void MaxMinSharing::solve_borrowed(std::vector<FlowSlot>& changed) {
+void MaxMinSharing::solve_borrowed() {
+  next_epoch();
+  flow_set_.clear();
   link_heap_.clear();
   cap_heap_.clear();
-  bool any = false;
-  for (const FlowSlot f : flow_set_) {
+  check_heap_.clear();
+  for (FlowSlot f = 0; f < flows_.size(); ++f) {
     Flow& flow = flows_[f];
+    if (!flow.live) continue;
     const TrafficClass& c = classes_[flow.traffic_class];
     // Only a class held below its share can have been held back by it; a flow at its own cap
     // cannot take more.
-    flow.fixed = !c.borrow || c.link_share == 1 || (flow.cap > 0 && flow.rate >= flow.cap);
-    if (flow.fixed) continue;
-    any = true;
+    if (!c.borrow || c.link_share == 1 || (flow.cap > 0 && flow.rate >= flow.cap)) continue;
+    flow.mark = epoch_;
+    flow.fixed = false;
     flow.base = flow.rate;
-    if (flow.cap > 0) {
-      cap_heap_.push_back({(flow.cap - flow.rate) / flow.weight, f});
-      std::push_heap(cap_heap_.begin(), cap_heap_.end(), later);
+    flow_set_.push_back(f);
+    if (flow.cap > 0) cap_heap_.push_back({(flow.cap - flow.rate) / flow.weight, f});
+  }
+  std::make_heap(cap_heap_.begin(), cap_heap_.end(), later);
+  for (const FlowSlot f : flow_set_) {
+    for (const LinkId l : flows_[f].route) {
+      if (links_[l.value()].mark != epoch_) enter_spare(l.value());
     }
   }
-  if (!any) return;
-  for (const std::uint32_t l : link_set_) open_link(l, links_[l].left);
-  fill(changed);
+  // No flow is held: fill() never looks at a class.
+  fill(0, class_changed_);
   for (const FlowSlot f : flow_set_) flows_[f].base = 0;
 }
 
-void MaxMinSharing::open_link(std::uint32_t l, double remaining) {
+void MaxMinSharing::enter_spare(std::uint32_t l) {
   Link& link = links_[l];
-  link.remaining = remaining;
+  link.mark = epoch_;
+  double taken = 0;
   link.weight_sum = 0;
   link.unfixed = 0;
   for (const FlowSlot f : link.flows) {
-    if (flows_[f].fixed) continue;
-    link.weight_sum += flows_[f].weight;
+    const Flow& flow = flows_[f];
+    taken += flow.rate;
+    if (flow.mark != epoch_) continue;
+    link.weight_sum += flow.weight;
     ++link.unfixed;
   }
-  link.dirty = 0;
-  push_level(l);
+  // The borrowers' own rates are taken too: they fill from them (fix takes rate - base).
+  link.remaining = std::max(link.capacity - taken, 0.0);
+  link.held = 0;
+  link.held_max = 0;
+  if (link.dirty != epoch_) {
+    link.dirty = epoch_;
+    dirty_.push_back(l);
+  }
 }
 
 }  // namespace ibsdn

@@ -17,10 +17,47 @@
 // the flows of borrowing classes, max-min among all of them whatever their class and priority
 // (seed 004 serves classes over their caps round-robin; the flow model shares per flow).
 //
-// solve_touched() re-solves only the connected components (links and flows joined through shared
-// links, whatever their classes) of the links touched since the last solve (all flows when those
-// hold more than half of them); solve_all() re-solves every flow. Both fix links in the order
-// (level, link index), so a component gives the same rates either way.
+// solve_all() runs the progressive filling over every flow. solve_touched() re-solves only what
+// the changes since the last solve (flows added or removed, and for lower classes the links whose
+// higher-class load moved) can change, and gives the same allocation (up to rounding: it works on
+// residual capacities, so the last bits may differ).
+//
+// Why solve_touched() is exact. Every flow keeps the certificate of its rate from the last solve:
+// its cap, or its bottleneck, a link that was saturated with no flow on it at a higher normalised
+// rate (rate / weight). A feasible allocation in which every flow has such a certificate is the
+// max-min fair one (it is unique), so a re-solve only has to leave no flow without one. It runs
+// progressive filling over a set S of flows, the others held at their old rates (their links'
+// capacity less those rates is what S shares), and widens S as the level t rises:
+//   - S starts with the new flows; the links touched (and, for a lower class, those whose
+//     higher-class load changed) enter the solve. A touched link that is now over-full pulls in
+//     every flow of the class on it with a rate above 0.
+//   - When a link enters the solve, the held flows whose bottleneck it is get a check at their
+//     normalised rate (they all got the link's level when it saturated; the lowest of them, should
+//     rounding part them): when t reaches it, the link must still be saturated (its capacity less
+//     the held rates, less t x the weights of S's unfixed flows on it, is ~0). If not, they join S
+//     at t (each was using about t x weight, so no link's state jumps). A flow with its bottleneck
+//     elsewhere keeps a valid certificate: the link did not change, and nothing on it did.
+//   - When a link saturates at t with held flows on it above t, its saturation comes from their
+//     old rates, which they would have to give up: they join S at t instead of S being fixed.
+// A link enters when a flow on it joins at t; that flow was at or below the normalised rate of
+// every held flow whose bottleneck the link is, so their checks are never in the past. At the end
+// S's flows are fixed at a cap or at a link with nothing on it above them, checked held flows
+// keep a saturated bottleneck with nothing above them, and unchecked ones have one that did not
+// change: every flow has its certificate. Relative slack 1e-12 in the comparisons absorbs
+// rounding. Classes are solved in order, each against the final rates of the classes before it.
+//
+// Borrowing classes make every solve a full one (solve_touched() runs solve_all()): exact, but
+// not bounded by what moves. The certificates above hold for the rates the classes' fillings
+// give; borrowing then raises flows above them, and what a flow may borrow on a link depends on
+// every class's rate there, so a held flow's certificate says nothing about its borrowed part
+// and a change anywhere in the classes' solves can move the borrowing everywhere. A full solve
+// first re-solves every class from scratch (the classes' rates, not the borrowed ones, are what
+// lower classes share), then borrows; it reports the flows whose final rate differs from before.
+//
+// Cost: the flows whose rate changes, those sharing their links that have to be looked at, and
+// the checks; not the connected component. On a fabric where most flows cross one another a single
+// start or end does move most rates (max-min couples a link's flows through their levels), and
+// then an exact re-solve costs about as much as a full one.
 #pragma once
 
 #include <cstddef>
@@ -55,8 +92,10 @@ class MaxMinSharing {
   /// Removes a flow; its links are touched.
   void remove(FlowSlot f);
 
-  /// Re-solves the components of the links touched since the last solve; appends the flows whose
-  /// rate changed (bit for bit) to `changed`. Returns the number of flows re-solved.
+  /// Re-solves what the changes since the last solve can change (the header comment; every flow
+  /// when a class borrows); appends
+  /// the flows whose rate changed (bit for bit) to `changed`. Returns the number of flows
+  /// re-solved.
   std::size_t solve_touched(std::vector<FlowSlot>& changed);
   /// Re-solves every flow; otherwise as solve_touched.
   std::size_t solve_all(std::vector<FlowSlot>& changed);
@@ -66,14 +105,19 @@ class MaxMinSharing {
   [[nodiscard]] std::size_t num_links() const { return links_.size(); }
 
  private:
+  // A flow's certificate (the header comment): a link index, or one of these.
+  static constexpr std::uint32_t kAtCap = 0xfffffffe;
+  static constexpr std::uint32_t kUnsolved = 0xffffffff;
+
   struct Flow {
     std::vector<LinkId> route;
     std::vector<std::uint32_t> pos;  // the flow's index in each route link's `flows`
     double weight = 1;
     double cap = 0;
     double rate = 0;
-    double base = 0;         // what the filling under way started from (borrowing: its class's)
-    std::uint32_t mark = 0;  // == epoch_: in the set being solved
+    double base = 0;  // what the filling under way started from: 0, or borrowing its class's rate
+    std::uint32_t bottleneck = kUnsolved;
+    std::uint32_t mark = 0;  // == epoch_: in S, the set being solved
     std::uint8_t traffic_class = 0;
     bool fixed = false;
     bool live = false;
@@ -81,39 +125,57 @@ class MaxMinSharing {
   struct Link {
     double capacity = 0;
     std::vector<FlowSlot> flows;
-    double left = 0;  // what the classes solved so far left of `capacity`
-    // Progressive filling state.
-    double remaining = 0;
-    double weight_sum = 0;
+    // Progressive filling state of the class being solved, while the link is in the solve.
+    double remaining = 0;   // the class's capacity less the rates of held and fixed flows
+    double weight_sum = 0;  // of S's unfixed flows
     std::uint32_t unfixed = 0;
-    double level = 0;  // remaining / weight_sum: where it saturates if nothing else changes
-    std::uint32_t heap_pos = kNotInHeap;
-    std::uint32_t mark = 0;   // == epoch_: in the set being solved
+    std::uint32_t held = 0;   // the class's flows on the link outside S
+    double held_max = 0;      // at least their largest normalised rate
+    std::uint32_t mark = 0;   // == epoch_: in the solve
     std::uint32_t dirty = 0;  // == epoch_: in dirty_
+    std::uint32_t seed = 0;   // == solve_count_: in seeds_
     bool touched = false;
+  };
+  struct LevelEntry {
+    double level;
+    std::uint32_t index;  // a flow slot or a link
   };
 
   void touch(LinkId l);
   void next_epoch();
-  /// Collects into link_set_ / flow_set_ the components of the touched links; false (and an
-  /// incomplete set) as soon as they hold more than half the active flows.
-  bool collect_touched();
-  void collect_all();
-  std::size_t solve_collected(std::vector<FlowSlot>& changed);
-  /// Progressive filling of one class's flows in the collected set.
-  void solve_class(std::uint8_t c, std::vector<FlowSlot>& changed);
-  /// What the classes left of every link, to the flows of borrowing classes.
-  void solve_borrowed(std::vector<FlowSlot>& changed);
-  /// Progressive filling of the unfixed flows, from their base, over the links' `remaining`.
-  void fill(std::vector<FlowSlot>& changed);
-  /// Link l's filling state: `remaining` capacity, its unfixed flows' weights, its level.
-  void open_link(std::uint32_t l, double remaining);
-  void fix(FlowSlot f, double rate, std::vector<FlowSlot>& changed);
+  std::size_t solve(bool all, std::vector<FlowSlot>& changed);
+  void add_seed(std::uint32_t l);
+  /// One class's progressive filling: over all its flows, or from the seeds (the header comment).
+  std::size_t solve_class(std::uint8_t c, bool all, std::vector<FlowSlot>& changed);
+  /// The class's share of a link: its share of the capacity, at most what the classes before it
+  /// left.
+  [[nodiscard]] double class_capacity(const Link& link, std::uint8_t c) const;
+  /// Brings link l into the solve of class c; flows of S on it must be marked already.
+  void enter(std::uint32_t l, std::uint8_t c);
+  /// Moves a held flow into S, unfixed, at the current level.
+  void join(FlowSlot f, std::uint8_t c);
+  /// Joins the held flows on l whose normalised rate is above `level`; false when there are none.
+  bool release_held(std::uint32_t l, double level, std::uint8_t c);
+  /// Joins the held flows whose bottleneck is l unless l is still saturated at `level`.
+  void check_bottleneck(std::uint32_t l, double level, std::uint8_t c);
+  /// Raises the level until every flow of S is fixed (class c: whose held flows may join).
+  void fill(std::uint8_t c, std::vector<FlowSlot>& changed);
+  /// What the classes left of every link, to the flows of borrowing classes (the header comment).
+  void solve_borrowed();
+  /// Brings link l into the borrowing solve: what no class took of it, S's flows on it unfixed.
+  void enter_spare(std::uint32_t l);
+  /// Fixes f at `rate` (its base and more), certified by `bottleneck`.
+  void fix(FlowSlot f, double rate, std::uint32_t bottleneck, std::vector<FlowSlot>& changed);
+  [[nodiscard]] static double link_level(const Link& link);
   void push_level(std::uint32_t l);
-  // An indexed binary min-heap of links by (level, index): one entry per link, moved in place
-  // when its level changes, so it stays within the links (no stale entries to wade through).
-  [[nodiscard]] bool heap_less(std::uint32_t a, std::uint32_t b) const;
-  void heap_place(std::size_t i, std::uint32_t l);
+  /// Brings the heap's top entries up to date until the top is.
+  void settle_top();
+  // An indexed binary min-heap of links by (level, index), at most one entry per link. An entry
+  // carries the level (remaining / weight_sum: where the link saturates if nothing else changes),
+  // so sifting reads the heap alone; a level that falls moves at once, one that rises is a bound
+  // from below until it reaches the top (push_level, settle_top).
+  [[nodiscard]] static bool heap_less(const LevelEntry& a, const LevelEntry& b);
+  void heap_place(std::size_t i, const LevelEntry& e);
   void heap_up(std::size_t i);
   void heap_down(std::size_t i);
   void heap_erase(std::uint32_t l);
@@ -121,23 +183,26 @@ class MaxMinSharing {
 
   std::vector<TrafficClass> classes_;
   std::vector<std::uint8_t> class_order_;  // by priority (highest first), then index
-  bool borrowing_ = false;                 // a class of share < 1 borrows
+  std::vector<std::uint8_t> class_rank_;   // a class's position in class_order_
+  bool borrowing_ = false;                 // a class of share < 1 borrows: every solve is full
   std::vector<Flow> flows_;
   std::vector<FlowSlot> free_slots_;
+  std::vector<FlowSlot> added_;  // since the last solve
   std::vector<Link> links_;
   std::vector<std::uint32_t> touched_;
   std::size_t active_ = 0;
   std::uint32_t epoch_ = 0;
+  std::uint32_t solve_count_ = 0;
   // Scratch reused by every solve.
-  std::vector<std::uint32_t> link_set_;
+  std::vector<std::uint32_t> seeds_;  // links whose class capacity or flows changed
   std::vector<FlowSlot> flow_set_;
   std::vector<std::uint32_t> dirty_;
-  struct LevelEntry {
-    double level;
-    std::uint32_t index;  // flow slot
-  };
-  std::vector<std::uint32_t> link_heap_;
-  std::vector<LevelEntry> cap_heap_;
+  std::vector<LevelEntry> link_heap_;    // links by (level, index)
+  std::vector<std::uint32_t> heap_pos_;  // a link's index in link_heap_
+  std::vector<LevelEntry> cap_heap_;     // S's capped flows by cap / weight
+  std::vector<LevelEntry> check_heap_;   // links to check, by their held flows' rate (link index)
+  std::vector<double> prior_rates_;      // borrowing: every slot's rate before the solve
+  std::vector<FlowSlot> class_changed_;  // borrowing: what the classes' solves moved
 };
 
 }  // namespace ibsdn

@@ -26,6 +26,7 @@
 #include "sim_backend/content_hash.hpp"
 #include "sim_backend/node_allocation.hpp"
 #include "sim_backend/scenario_draft.hpp"
+#include "sim_backend/scenario_sweeps.hpp"
 #include "sim_backend/swf_synthetic.hpp"
 
 namespace ibsdn {
@@ -35,10 +36,11 @@ namespace {
 constexpr std::string_view kFormat = "ibsdn-scenario/2";  // 2: load_guard
 constexpr std::size_t kMaxNameLength = 64;
 
-constexpr std::array<std::string_view, 17> kTopKeys = {
-    "name",      "seed",       "topology",    "link_bandwidth", "gpus_per_node", "ranks_per_node",
-    "placement", "allocation", "routing",     "table_capacity", "flow_level",    "load_guard",
-    "model",     "pattern",    "application", "timing",         "workload"};
+constexpr std::array<std::string_view, 19> kTopKeys = {
+    "name",           "seed",       "topology",   "link_bandwidth", "gpus_per_node",
+    "ranks_per_node", "placement",  "allocation", "routing",        "table_capacity",
+    "flow_level",     "load_guard", "model",      "pattern",        "application",
+    "timing",         "workload",   "zip",        "reference"};
 constexpr std::array<std::string_view, 3> kRequiredKeys = {"name", "topology", "routing"};
 constexpr std::array<std::string_view, 5> kTopologyKeys = {"xgft", "dragonfly", "megafly",
                                                            "netlist", "hosts"};
@@ -47,7 +49,7 @@ constexpr std::array<std::string_view, 3> kWorkloadKeys = {"trace", "synthetic",
 constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node", "first",
                                                         "system_nodes"};
 constexpr std::array<std::string_view, 3> kSyntheticKeys = {"preset", "jobs", "utilisation"};
-constexpr std::array<std::string_view, 6> kJobKeys = {"nodes",   "start",       "end",
+constexpr std::array<std::string_view, 7> kJobKeys = {"nodes",   "ranks",       "start", "end",
                                                       "pattern", "application", "class"};
 constexpr std::array<std::string_view, 12> kTimingKeys = {
     "nic",      "gpu_link", "link_latency",    "bandwidth_multiple",
@@ -181,6 +183,11 @@ class Parser {
       read(v, key, d_.application, application());
     } else if (key == "timing") {
       timing(v);
+    } else if (key == "zip") {
+      zip_.emplace(v);  // emplace: assigning to a YAML::Node writes through to its node
+    } else if (key == "reference") {
+      reference_.emplace(v);
+      d_.reference_at = where_of(v);
     } else {
       workload(v);
     }
@@ -764,6 +771,7 @@ class Parser {
       nlohmann::json c = nlohmann::json::object();
       std::optional<YAML::Node> start_at;
       std::optional<YAML::Node> end_at;
+      std::optional<YAML::Node> ranks_at;
       r_.for_each_key(entry, what, kJobKeys, [&](const std::string& key, const YAML::Node& v) {
         const std::string full = what + "." + key;
         single(v, full, "explicit jobs are not swept (write one entry per job)");
@@ -775,6 +783,15 @@ class Parser {
             d_.largest_job_at = where_of(v);
           }
           c[key] = std::to_string(job.nodes);
+        } else if (key == "ranks") {
+          job.ranks = static_cast<std::uint32_t>(r_.integer(v, full, 1, kMaxAppRanks));
+          if (!d_.job_ranks_at) d_.job_ranks_at = where_of(v);
+          if (!d_.most_ranks_job || job.ranks > jobs->at(*d_.most_ranks_job).ranks) {
+            d_.most_ranks_job = i;
+            d_.most_ranks_at = where_of(v);
+          }
+          ranks_at.emplace(v);
+          c[key] = std::to_string(job.ranks);
         } else if (key == "start" || key == "end") {
           const double t = r_.number(v, full);
           if (t < 0.0 || t > kMaxJobTime) {
@@ -799,7 +816,13 @@ class Parser {
           c[key] = text;
         }
       });
-      if (job.nodes == 0) missing(entry, what, "nodes");
+      if (job.nodes == 0 && job.ranks == 0) {
+        r_.fail(entry, what + ": missing key 'nodes' (or 'ranks', with model flow)");
+      }
+      if (job.nodes != 0 && ranks_at) {
+        r_.fail(*ranks_at, what + ".ranks: give nodes or ranks, not both (a job of ranks gets " +
+                               "ceil(ranks / ranks_per_node) nodes)");
+      }
       if (!start_at) missing(entry, what, "start");
       if (!end_at) missing(entry, what, "end");
       if (!(job.end > job.start)) {
@@ -887,6 +910,8 @@ class Parser {
     if (d_.timing_given) refuse(d_.timing_at, "timing");
     if (d_.application.given()) refuse(d_.application.at[0], "application");
     if (d_.job_application_at) refuse(*d_.job_application_at, "a job's application");
+    if (d_.job_ranks_at) refuse(*d_.job_ranks_at, "a job's ranks");
+    if (d_.reference_at) refuse(*d_.reference_at, "reference");
     if (!d_.pattern.given()) {
       r_.fail_at(0, 0, "top level: missing key 'pattern' (an application needs model flow)");
     }
@@ -898,15 +923,20 @@ class Parser {
   }
 
   void finish() {
+    zip_sweeps(zip_ ? &*zip_ : nullptr, d_, r_, canonical_);
     // The product, refused before any run is built when it is too large.
     std::size_t product = 1;
     bool overflow = false;
     std::string factors;
-    for (const SweepAxis& a : d_.axes) {
-      factors +=
-          (factors.empty() ? "" : " x ") + a.key + " (" + std::to_string(a.values.size()) + ")";
-      overflow = overflow || product > std::numeric_limits<std::size_t>::max() / a.values.size();
-      if (!overflow) product *= a.values.size();
+    for (std::size_t g = 0; g < d_.group_sizes.size(); ++g) {
+      std::string keys;
+      for (const SweepAxis& a : d_.axes) {
+        if (a.group == g) keys += (keys.empty() ? "" : "+") + a.key;
+      }
+      const std::size_t n = d_.group_sizes[g];
+      factors += (factors.empty() ? "" : " x ") + keys + " (" + std::to_string(n) + ")";
+      overflow = overflow || product > std::numeric_limits<std::size_t>::max() / n;
+      if (!overflow) product *= n;
     }
     if (overflow || product > kMaxScenarioRuns) {
       const SweepAxis& first = d_.axes.front();
@@ -916,6 +946,7 @@ class Parser {
                      " are allowed");
     }
     d_.run_count = product;
+    reference_sweeps(reference_ ? &*reference_ : nullptr, d_, r_, canonical_);
     const nlohmann::json doc = {{"format", kFormat}, {"fields", canonical_}, {"files", files_}};
     d_.canonical_json = doc.dump();
     const std::string digest = sha256_hex(d_.canonical_json);
@@ -930,6 +961,8 @@ class Parser {
   nlohmann::json canonical_ = nlohmann::json::object();
   nlohmann::json files_ = nlohmann::json::object();  // written path -> SHA-256 of the content
   std::uint32_t jobs_largest_nodes_ = 0;
+  std::optional<YAML::Node> zip_;
+  std::optional<YAML::Node> reference_;
 };
 
 }  // namespace
@@ -984,7 +1017,7 @@ std::vector<std::string> sweepable_scenario_keys() {
                         (k.starts_with("timing.") && k != "timing.nic" && k != "timing.gpu_link" &&
                          k != "timing.bandwidth_multiple" && k != "timing.qos" &&
                          !k.starts_with("timing.background."));
-    if (k != "name" && !container && !single) out.push_back(k);
+    if (k != "name" && k != "zip" && k != "reference" && !container && !single) out.push_back(k);
   }
   return out;
 }

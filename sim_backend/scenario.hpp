@@ -146,7 +146,11 @@ struct SyntheticWorkload {
 
 /// One entry of `jobs:`.
 struct ScenarioJob {
+  /// Exactly one of nodes and ranks is given. `ranks` (model flow): the job's rank count; it
+  /// gets ceil(ranks / ranks_per_node) nodes, so its node count follows a swept ranks_per_node
+  /// or gpus_per_node (thesis 3.1 keeps the GPUs fixed and changes how many share a node).
   std::uint32_t nodes = 0;
+  std::uint32_t ranks = 0;
   double start = 0.0;                      // seconds
   double end = 0.0;                        // seconds, > start
   std::optional<ScenarioPattern> pattern;  // the run's pattern when absent
@@ -199,6 +203,10 @@ struct SweepAxis {
   std::vector<std::string> values;
   std::size_t line = 0;  // where the list is
   std::size_t column = 0;
+  /// Axes of one `zip` group take their values together (the i-th of each in the same run):
+  /// they share a group number. Groups are numbered in the order their first axis appears; an
+  /// axis outside `zip` is a group of its own.
+  std::size_t group = 0;
 };
 
 /// A loaded scenario: checked, with every run valid (load expands them all once).
@@ -212,8 +220,15 @@ class Scenario {
   [[nodiscard]] const std::string& source() const;
   /// The swept fields in the order they appear in the file.
   [[nodiscard]] const std::vector<SweepAxis>& axes() const;
-  /// The product of the axes' sizes: 1 without sweeps, at most kMaxScenarioRuns.
+  /// The product of the groups' sizes (zipped axes count once): 1 without sweeps, at most
+  /// kMaxScenarioRuns.
   [[nodiscard]] std::size_t run_count() const;
+  /// `reference:` (model flow): the run that run `index` is compared with, the one with the
+  /// reference's values on the axes it names and run `index`'s values on every other axis;
+  /// nullopt without `reference`.
+  [[nodiscard]] std::optional<std::size_t> reference_run(std::size_t index) const;
+  /// The reference's values as a label, "gpus_per_node=1 timing.nic=fcfs"; empty without one.
+  [[nodiscard]] const std::string& reference_label() const;
   /// A stable hash of the canonical scenario (every value, defaults included, and every
   /// referenced file's content); independent of comments, layout, key order and where the
   /// scenario's folder is. Every output file carries hash_text().
@@ -228,8 +243,8 @@ class Scenario {
   std::shared_ptr<const Draft> draft_;
 };
 
-/// Every run, in a deterministic order: the cartesian product of the axes, the first axis
-/// varying slowest (nested loops in the file's order).
+/// Every run, in a deterministic order: the cartesian product of the axes' groups (see
+/// SweepAxis::group), the first varying slowest (nested loops in the file's order).
 std::vector<ScenarioRun> expand(const Scenario& s);
 
 /// Parses scenario text; relative paths resolve against `base_dir`, `source_name` is cited in

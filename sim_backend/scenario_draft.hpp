@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -57,7 +58,11 @@ struct Scenario::Draft {
   std::string source;
   std::string name;
   std::vector<SweepAxis> axes;
+  std::vector<std::size_t> group_sizes;  // values per group (SweepAxis::group), in group order
   std::size_t run_count = 1;
+  /// `reference:`: the group and the position in it each named axis fixes; its label.
+  std::vector<std::pair<std::size_t, std::size_t>> reference;
+  std::string reference_label;
   std::string canonical_json;  // what the hash covers
   std::uint64_t hash = 0;
 
@@ -127,9 +132,13 @@ struct Scenario::Draft {
   Field<std::uint64_t> synthetic_jobs;
   Field<double> synthetic_utilisation;  // absent: the preset's
   std::shared_ptr<const std::vector<ScenarioJob>> jobs;
-  std::size_t largest_job = 0;              // index of the job with the most nodes
-  std::optional<Where> job_application_at;  // the first explicit job's own application
-  Where largest_job_at;                     // its `nodes`
+  std::size_t largest_job = 0;                // index of the job with the most nodes
+  std::optional<Where> job_application_at;    // the first explicit job's own application
+  Where largest_job_at;                       // its `nodes`
+  std::optional<std::size_t> most_ranks_job;  // the job with the most `ranks`, if any has
+  Where most_ranks_at;                        // its `ranks`
+  std::optional<Where> job_ranks_at;          // the first `ranks` (model flow only)
+  std::optional<Where> reference_at;          // `reference` (model flow only)
 };
 
 /// Builds run `index` (< draft.run_count) and checks what only the combination can fail.
@@ -152,5 +161,9 @@ void check_class_names(const YamlReader& r, const Scenario::Draft& d, bool flow)
 void build_qos(const Scenario::Draft& d, std::span<const std::size_t> choice, TimingSettings& t);
 /// The index of class `name` (check_class_names() made sure it exists).
 std::size_t class_index(const Scenario::Draft& d, const std::string& name);
+
+/// Run `index`'s position in every group (the odometer: the last group turns fastest), and back.
+std::vector<std::size_t> group_positions(const Scenario::Draft& draft, std::size_t index);
+std::size_t run_index(const Scenario::Draft& draft, std::span<const std::size_t> positions);
 
 }  // namespace ibsdn

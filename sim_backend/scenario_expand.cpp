@@ -1,4 +1,5 @@
-// A scenario's runs: the cartesian product of its sweeps, one concrete ScenarioRun each.
+// A scenario's runs: the cartesian product of its sweeps (zipped sweeps count as one), one concrete
+// ScenarioRun each.
 #include <cinttypes>
 #include <cstdio>
 #include <stdexcept>
@@ -9,14 +10,11 @@
 namespace ibsdn {
 namespace {
 
-// The choice of every axis for run `index`: an odometer whose last axis turns fastest.
+// The choice of every axis for run `index`: its group's position.
 std::vector<std::size_t> choices(const Scenario::Draft& d, std::size_t index) {
+  const std::vector<std::size_t> at = group_positions(d, index);
   std::vector<std::size_t> c(d.axes.size());
-  for (std::size_t a = d.axes.size(); a-- > 0;) {
-    const std::size_t n = d.axes[a].values.size();
-    c[a] = index % n;
-    index /= n;
-  }
+  for (std::size_t a = 0; a < d.axes.size(); ++a) c[a] = at[d.axes[a].group];
   return c;
 }
 
@@ -99,7 +97,8 @@ void build_topology(const Scenario::Draft& d, std::span<const std::size_t> c, co
 }
 
 ScenarioWorkload build_workload(const Scenario::Draft& d, std::span<const std::size_t> c,
-                                const RunError& err, std::uint32_t hosts) {
+                                const RunError& err, std::uint32_t hosts,
+                                std::uint32_t ranks_per_node) {
   switch (d.workload_kind) {
     case WorkloadKind::kTrace: {
       TraceWorkload w;
@@ -132,6 +131,17 @@ ScenarioWorkload build_workload(const Scenario::Draft& d, std::span<const std::s
     err.fail(d.largest_job_at, "workload.jobs[" + std::to_string(d.largest_job) +
                                    "].nodes: " + std::to_string(largest.nodes) + " exceeds the " +
                                    std::to_string(hosts) + " hosts the topology gives");
+  }
+  if (d.most_ranks_job) {
+    const std::uint32_t ranks = d.jobs->at(*d.most_ranks_job).ranks;
+    const std::uint64_t nodes = (std::uint64_t{ranks} + ranks_per_node - 1) / ranks_per_node;
+    if (nodes > hosts) {
+      err.fail(d.most_ranks_at, "workload.jobs[" + std::to_string(*d.most_ranks_job) +
+                                    "].ranks: " + std::to_string(ranks) + " ranks at " +
+                                    std::to_string(ranks_per_node) + " per node need " +
+                                    std::to_string(nodes) + " nodes; the topology gives " +
+                                    std::to_string(hosts));
+    }
   }
   return ExplicitJobs{d.jobs};
 }
@@ -183,8 +193,25 @@ ScenarioRun build_run(const Scenario::Draft& d, std::size_t index) {
                    std::to_string(run.topology.hosts) + " hosts the topology gives");
     }
   }
-  run.workload = build_workload(d, c, err, run.topology.hosts);
+  run.workload = build_workload(d, c, err, run.topology.hosts, run.ranks_per_node);
   return run;
+}
+
+std::vector<std::size_t> group_positions(const Scenario::Draft& d, std::size_t index) {
+  std::vector<std::size_t> at(d.group_sizes.size());
+  for (std::size_t g = d.group_sizes.size(); g-- > 0;) {
+    at[g] = index % d.group_sizes[g];
+    index /= d.group_sizes[g];
+  }
+  return at;
+}
+
+std::size_t run_index(const Scenario::Draft& d, std::span<const std::size_t> positions) {
+  std::size_t index = 0;
+  for (std::size_t g = 0; g < d.group_sizes.size(); ++g) {
+    index = index * d.group_sizes[g] + positions[g];
+  }
+  return index;
 }
 
 Scenario::Scenario(std::shared_ptr<const Draft> draft) : draft_(std::move(draft)) {}
@@ -217,6 +244,17 @@ std::string Scenario::hash_text() const {
 
 const std::string& Scenario::canonical_json() const {
   return draft_->canonical_json;
+}
+
+std::optional<std::size_t> Scenario::reference_run(std::size_t index) const {
+  if (draft_->reference.empty()) return std::nullopt;
+  std::vector<std::size_t> at = group_positions(*draft_, index);
+  for (const auto& [group, position] : draft_->reference) at[group] = position;
+  return run_index(*draft_, at);
+}
+
+const std::string& Scenario::reference_label() const {
+  return draft_->reference_label;
 }
 
 ScenarioRun Scenario::run(std::size_t index) const {

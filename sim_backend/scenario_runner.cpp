@@ -206,7 +206,8 @@ std::vector<WorkloadJob> workload_jobs(const ScenarioRun& run, WorkloadCounts& c
     const ScenarioJob& s = listed[i];
     WorkloadJob j;
     j.id = i + 1;
-    j.nodes = s.nodes;
+    j.ranks = s.ranks;
+    j.nodes = s.ranks == 0 ? s.nodes : (s.ranks + run.ranks_per_node - 1) / run.ranks_per_node;
     j.start = s.start;
     j.end = s.end;
     j.pattern = job_pattern(s.pattern ? *s.pattern : run.pattern, run.seed, i);

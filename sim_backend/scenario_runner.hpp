@@ -23,6 +23,7 @@ namespace ibsdn {
 struct WorkloadJob {
   std::uint64_t id = 0;  // the trace's job number, or the position in `jobs:` from 1
   std::uint32_t nodes = 0;
+  std::uint32_t ranks = 0;  // an explicit job's `ranks`; 0: nodes x the run's ranks_per_node
   double start = 0;
   double end = 0;
   PatternSpec pattern;       // job_pattern() of the run's pattern, or the job's own

@@ -143,97 +143,147 @@ void add_cdf(PlotSet& set, const Scenario& s, const FlowRecord& rec) {
   set.add_chart(data, std::move(d), base, std::move(g));
 }
 
-/// The speedup chart: a group of bars per set of swept values (the routing aside) and
-/// application, a bar per routing: the mean over the group's jobs of baseline / routing
-/// communication time, a line at 1.
-void add_speedup(PlotSet& set, const Scenario& s, const std::vector<const FlowRecord*>& runs,
-                 const PlotLimits& limits) {
+/// Grouped bars: a group per x label, a bar per series in each, a dashed line at 1.
+struct BarChart {
   struct Bar {
     std::size_t group = 0;
-    std::string routing;
-    double speedup = 0;
+    std::size_t series = 0;
+    double value = 0;
     std::size_t run = 0;
   };
+  std::string base;   // file names: BASE.dat, BASE.gp
+  std::string title;  // first line of the title
+  std::string what;   // the data file's first comment line
+  std::string ylabel;
+  std::string one;  // the line at 1's key title
   std::vector<std::string> groups;
-  std::vector<std::string> routings;
+  std::vector<std::string> series;
   std::vector<Bar> bars;
-  std::vector<const FlowRecord*> drawn;
-  for (const FlowRecord* rec : runs) {
-    for (const ApplicationSummary& a : summarise_applications(*rec->outcome)) {
-      if (bars.size() == limits.chart_entries) break;
-      std::string g = case_label(rec->run);
-      g += (g.empty() ? "" : " ") + a.application;
-      auto it = std::find(groups.begin(), groups.end(), g);
-      if (it == groups.end()) it = groups.insert(groups.end(), g);
-      if (std::find(routings.begin(), routings.end(), rec->run.routing) == routings.end()) {
-        routings.push_back(rec->run.routing);
-      }
-      bars.push_back({static_cast<std::size_t>(it - groups.begin()), rec->run.routing,
-                      a.mean_speedup, rec->run.index});
-      if (std::find(drawn.begin(), drawn.end(), rec) == drawn.end()) drawn.push_back(rec);
-    }
+  std::vector<const FlowRecord*> drawn;  // the runs the bars come from
+  std::size_t total = 0;                 // bars there would be without the limit
+
+  /// The bar's group and series, added when new; false when the chart is full.
+  bool add(const std::string& group, const std::string& name, double value, const FlowRecord* rec,
+           const PlotLimits& limits) {
+    ++total;
+    if (bars.size() == limits.chart_entries) return false;
+    const auto index = [](std::vector<std::string>& v, const std::string& x) {
+      auto it = std::find(v.begin(), v.end(), x);
+      if (it == v.end()) it = v.insert(v.end(), x);
+      return static_cast<std::size_t>(it - v.begin());
+    };
+    bars.push_back({index(groups, group), index(series, name), value, rec->run.index});
+    if (std::find(drawn.begin(), drawn.end(), rec) == drawn.end()) drawn.push_back(rec);
+    return true;
   }
-  if (bars.empty()) return;
-  std::size_t total = 0;
-  for (const FlowRecord* rec : runs) total += summarise_applications(*rec->outcome).size();
-  if (total > bars.size()) {
-    set.notes.push_back("plots: speedup draws the first " + std::to_string(bars.size()) + " of " +
-                        std::to_string(total) + " bars; summary.csv lists them all");
+};
+
+void draw(PlotSet& set, const Scenario& s, const BarChart& c) {
+  if (c.bars.empty()) return;
+  if (c.total > c.bars.size()) {
+    set.notes.push_back("plots: " + c.base + " draws the first " + std::to_string(c.bars.size()) +
+                        " of " + std::to_string(c.total) + " bars; summary.csv lists them all");
   }
-  const auto x_of = [&](const Bar& b) {
-    const auto r = static_cast<std::size_t>(std::find(routings.begin(), routings.end(), b.routing) -
-                                            routings.begin());
-    return static_cast<double>(b.group * (routings.size() + 1) + r);
+  const std::size_t width_of_group = c.series.size() + 1;
+  const auto x_of = [&](const BarChart::Bar& b) {
+    return static_cast<double>(b.group * width_of_group + b.series);
   };
+  const std::string data = c.base + ".dat";
   std::string d = csv_banner(s) + "\n";
-  d += "# Mean communication speedup over the baseline: a block per routing, a row per bar.\n";
+  d += "# " + c.what + ": a block per series, a row per bar.\n";
   double top = 1;
-  for (std::size_t k = 0; k < routings.size(); ++k) {
+  for (std::size_t k = 0; k < c.series.size(); ++k) {
     if (k > 0) d += "\n\n";
-    d += "# block " + std::to_string(k) + ": " + routings[k] + "\n# x speedup run\n";
-    for (const Bar& b : bars) {
-      if (b.routing != routings[k]) continue;
-      d += num(x_of(b)) + " " + num(b.speedup) + " " + std::to_string(b.run) + "\n";
-      top = std::max(top, b.speedup);
+    d += "# block " + std::to_string(k) + ": " + c.series[k] + "\n# x value run\n";
+    for (const BarChart::Bar& b : c.bars) {
+      if (b.series != k) continue;
+      d += num(x_of(b)) + " " + num(b.value) + " " + std::to_string(b.run) + "\n";
+      top = std::max(top, b.value);
     }
   }
   std::string tics = "set xtics scale 0 rotate by 20 right (";
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    const double centre = static_cast<double>(g * (routings.size() + 1)) +
-                          static_cast<double>(routings.size() - 1) / 2;
-    tics +=
-        (g ? ", " : "") + gp_quote(groups[g].empty() ? "all jobs" : groups[g]) + " " + num(centre);
+  for (std::size_t g = 0; g < c.groups.size(); ++g) {
+    const double centre =
+        static_cast<double>(g * width_of_group) + static_cast<double>(c.series.size() - 1) / 2;
+    tics += (g ? ", " : "") + gp_quote(c.groups[g].empty() ? "all jobs" : c.groups[g]) + " " +
+            num(centre);
   }
   tics += ")\n";
-  const std::string title = "Communication speedup over the baseline per application";
   std::string body = "plot ";
-  for (std::size_t k = 0; k < routings.size(); ++k) {
-    body += std::string(k ? ", \\\n     " : "") + "\"speedup.dat\" index " + std::to_string(k) +
+  for (std::size_t k = 0; k < c.series.size(); ++k) {
+    body += std::string(k ? ", \\\n     " : "") + gp_quote(data) + " index " + std::to_string(k) +
             " using 1:2 with boxes lc rgb \"" + std::string(kPalette[k % kPalette.size()]) +
-            "\" title " + gp_quote(routings[k]);
+            "\" title " + gp_quote(c.series[k]);
   }
   body += ", \\\n     1 with lines dt 2 lw 2 lc rgb \"" + std::string(kBaselineColour) +
-          "\" title \"baseline (1)\"\n";
+          "\" title " + gp_quote(c.one) + "\n";
   std::string g =
-      script_head(s, "speedup", title,
-                  {"Data: speedup.dat, a block per routing; summary.csv has every number."});
+      script_head(s, c.base, c.title,
+                  {"Data: " + data + ", a block per series; summary.csv has every number."});
   g += "set title " +
-       gp_quote(title + "\n" +
-                caption(s, drawn,
-                        std::to_string(drawn.size()) + " of " + std::to_string(s.run_count()) +
+       gp_quote(c.title + "\n" +
+                caption(s, c.drawn,
+                        std::to_string(c.drawn.size()) + " of " + std::to_string(s.run_count()) +
                             (s.run_count() == 1 ? " run" : " runs"))) +
        "\n";
-  g += "set ylabel " + gp_quote("mean speedup: baseline / routing communication time") + "\n";
-  g += "set xrange [-1:" + num(static_cast<double>(groups.size() * (routings.size() + 1)) - 1) +
-       "]\n";
+  g += "set ylabel " + gp_quote(c.ylabel) + "\n";
+  g += "set xrange [-1:" + num(static_cast<double>(c.groups.size() * width_of_group) - 1) + "]\n";
   g += "set yrange [0:" + num(top * 1.15) + "]\n";
   g += tics;
   g += "set bmargin 8\nset boxwidth 0.9 absolute\nset style fill solid 0.85 border rgb "
        "\"black\"\n";
   g += "set grid ytics\nset key below horizontal\nset border 3\nset tics nomirror\n";
-  const int width = std::clamp(300 + static_cast<int>(bars.size() + groups.size()) * 40, 900, 4200);
-  g += render_loop("speedup", width, 700, body);
-  set.add_chart("speedup.dat", std::move(d), "speedup", std::move(g));
+  const int width =
+      std::clamp(300 + static_cast<int>(c.bars.size() + c.groups.size()) * 40, 900, 4200);
+  g += render_loop(c.base, width, 700, body);
+  set.add_chart(data, std::move(d), c.base, std::move(g));
+}
+
+std::string app_label(const ApplicationSummary& a) {
+  return a.application + " (" + std::to_string(a.ranks) + ")";
+}
+
+/// The speedup chart: a group of bars per set of swept values (the routing aside) and
+/// application, a bar per routing: the mean over the group's jobs of baseline / routing
+/// communication time, a line at 1.
+void add_speedup(PlotSet& set, const Scenario& s, const std::vector<const FlowRecord*>& runs,
+                 const PlotLimits& limits) {
+  BarChart c;
+  c.base = "speedup";
+  c.title = "Communication speedup over the baseline per application";
+  c.what = "Mean communication speedup over the baseline";
+  c.ylabel = "mean speedup: baseline / routing communication time";
+  c.one = "baseline (1)";
+  for (const FlowRecord* rec : runs) {
+    for (const ApplicationSummary& a : summarise_applications(*rec->outcome)) {
+      std::string g = case_label(rec->run);
+      g += (g.empty() ? "" : " ") + app_label(a);
+      c.add(g, rec->run.routing, a.mean_speedup, rec, limits);
+    }
+  }
+  draw(set, s, c);
+}
+
+/// With `reference:`, Figs 3.4-3.9's chart: a group per application and rank count, a bar per
+/// run: the mean over its jobs of their total time in the reference run over their total time.
+void add_vs_reference(PlotSet& set, const Scenario& s, const std::vector<FlowRecord>& records,
+                      const std::vector<const FlowRecord*>& runs, const PlotLimits& limits) {
+  if (s.reference_label().empty()) return;
+  BarChart c;
+  c.base = "vs-reference";
+  c.title = "Speedup over the reference run (" + s.reference_label() + ")";
+  c.what = "Mean speedup of the jobs' total time over the reference run";
+  c.ylabel = "mean speedup: total time in the reference run / here";
+  c.one = "reference (1)";
+  for (const FlowRecord* rec : runs) {
+    const FlowOutcome* ref = reference_outcome(s, records, *rec);
+    for (const ApplicationSummary& a : summarise_applications(*rec->outcome, ref)) {
+      if (!a.mean_vs_reference) continue;
+      const std::string series = rec->run.label.empty() ? "run" : rec->run.label;
+      c.add(app_label(a), series, *a.mean_vs_reference, rec, limits);
+    }
+  }
+  draw(set, s, c);
 }
 
 }  // namespace
@@ -253,6 +303,7 @@ PlotSet make_flow_plots(const Scenario& s, const std::vector<FlowRecord>& record
                         ": only the speedup chart; `--run N` plots chosen runs");
   }
   add_speedup(set, s, runs, limits);
+  add_vs_reference(set, s, records, runs, limits);
   return set;
 }
 

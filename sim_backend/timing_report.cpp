@@ -54,17 +54,44 @@ std::string FlowRecord::status() const {
   return "ok, " + std::to_string(n) + (n == 1 ? " job" : " jobs") + " not run";
 }
 
-std::vector<ApplicationSummary> summarise_applications(const FlowOutcome& o) {
+std::optional<double> vs_reference(const FlowOutcome& o, const FlowJob& j,
+                                   const FlowOutcome* reference) {
+  if (reference == nullptr || !j.sim) return std::nullopt;
+  const auto it = std::find_if(reference->jobs.begin(), reference->jobs.end(),
+                               [&](const FlowJob& r) { return r.id == j.id; });
+  if (it == reference->jobs.end() || !it->sim) return std::nullopt;
+  const double own = o.result.jobs[*j.sim].total_time();
+  const double ref = reference->result.jobs[*it->sim].total_time();
+  if (own <= 0) return ref <= 0 ? std::optional<double>(1.0) : std::nullopt;
+  return ref / own;
+}
+
+const FlowOutcome* reference_outcome(const Scenario& s, const std::vector<FlowRecord>& records,
+                                     const FlowRecord& rec) {
+  const std::optional<std::size_t> index = s.reference_run(rec.run.index);
+  if (!index) return nullptr;
+  const auto it = std::find_if(records.begin(), records.end(),
+                               [&](const FlowRecord& r) { return r.run.index == *index; });
+  return it == records.end() || !it->outcome ? nullptr : &*it->outcome;
+}
+
+std::vector<ApplicationSummary> summarise_applications(const FlowOutcome& o,
+                                                       const FlowOutcome* reference) {
   std::vector<ApplicationSummary> out;
   std::vector<double> speedup_sum;
+  std::vector<std::pair<double, std::size_t>> vs_sum;  // sum, jobs
   for (const FlowJob& j : o.jobs) {
     if (!j.sim) continue;
     auto it = std::find_if(out.begin(), out.end(), [&](const ApplicationSummary& a) {
-      return a.application == j.application;
+      return a.application == j.application && a.ranks == j.ranks;
     });
     if (it == out.end()) {
-      out.push_back({j.application});
+      ApplicationSummary a;
+      a.application = j.application;
+      a.ranks = j.ranks;
+      out.push_back(std::move(a));
       speedup_sum.push_back(0);
+      vs_sum.emplace_back(0, 0);
       it = out.end() - 1;
     }
     const auto k = static_cast<std::size_t>(it - out.begin());
@@ -74,12 +101,19 @@ std::vector<ApplicationSummary> summarise_applications(const FlowOutcome& o) {
     it->max_comm_time = std::max(it->max_comm_time, comm);
     it->baseline_mean_comm_time += o.reference().jobs[*j.sim].comm_time;
     speedup_sum[k] += *o.speedup(j);
+    if (const auto v = vs_reference(o, j, reference)) {
+      vs_sum[k].first += *v;
+      ++vs_sum[k].second;
+    }
   }
   for (std::size_t k = 0; k < out.size(); ++k) {
     const auto n = static_cast<double>(out[k].jobs);
     out[k].mean_comm_time /= n;
     out[k].baseline_mean_comm_time /= n;
     out[k].mean_speedup = speedup_sum[k] / n;
+    if (vs_sum[k].second > 0) {
+      out[k].mean_vs_reference = vs_sum[k].first / static_cast<double>(vs_sum[k].second);
+    }
   }
   return out;
 }
@@ -96,11 +130,12 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
   summary << banner
           << "run,label,routing,baseline,topology,allocation,nic,gpu_link,bandwidth_multiple,"
              "jobs_read,jobs_selected,jobs_placed,jobs_not_placed,jobs_not_run,makespan,"
-             "baseline_makespan,application,jobs,mean_comm_time,max_comm_time,"
-             "baseline_mean_comm_time,mean_speedup,status,lft_routing\n";
+             "baseline_makespan,application,ranks,jobs,mean_comm_time,max_comm_time,"
+             "baseline_mean_comm_time,mean_speedup,mean_vs_reference,status,lft_routing\n";
   jobs << banner
        << "run,label,routing,job,application,class,nodes,ranks,start,end,total_time,"
-          "compute_time,comm_time,max_comm_time,slowdown,speedup,baseline_comm_time,status\n";
+          "compute_time,comm_time,max_comm_time,slowdown,speedup,baseline_comm_time,vs_reference,"
+          "status\n";
   samples << banner << "run,routing,interval,start,link,bytes,utilisation\n";
   bool sampled = false;
 
@@ -136,7 +171,7 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
                          {"status", rec.status()}};
     if (!rec.outcome) {
       std::vector<std::string> f = head;
-      f.resize(head.size() + 13);
+      f.resize(head.size() + 15);
       f.push_back(csv_field(rec.status()));
       f.emplace_back();
       row(summary, f);
@@ -144,30 +179,34 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
       continue;
     }
     const FlowOutcome& o = *rec.outcome;
+    const FlowOutcome* ref = reference_outcome(s, records, rec);
     const std::vector<std::string> counts = {num(o.counts.read),         num(o.counts.selected),
                                              num(o.counts.placed),       num(o.counts.not_placed),
                                              num(jobs_not_run(o)),       num(o.result.makespan),
                                              num(o.reference().makespan)};
-    const std::vector<ApplicationSummary> apps = summarise_applications(o);
+    const std::vector<ApplicationSummary> apps = summarise_applications(o, ref);
     nlohmann::json japps = nlohmann::json::array();
     for (const ApplicationSummary& a : apps) {
       std::vector<std::string> f = head;
       f.insert(f.end(), counts.begin(), counts.end());
-      f.insert(f.end(), {csv_field(a.application), num(a.jobs), num(a.mean_comm_time),
-                         num(a.max_comm_time), num(a.baseline_mean_comm_time), num(a.mean_speedup),
-                         csv_field(rec.status()), o.lft_routing});
+      f.insert(f.end(), {csv_field(a.application), num(std::size_t{a.ranks}), num(a.jobs),
+                         num(a.mean_comm_time), num(a.max_comm_time),
+                         num(a.baseline_mean_comm_time), num(a.mean_speedup),
+                         opt(a.mean_vs_reference), csv_field(rec.status()), o.lft_routing});
       row(summary, f);
       japps.push_back({{"application", a.application},
+                       {"ranks", a.ranks},
                        {"jobs", a.jobs},
                        {"mean_comm_time", a.mean_comm_time},
                        {"max_comm_time", a.max_comm_time},
                        {"baseline_mean_comm_time", a.baseline_mean_comm_time},
                        {"mean_speedup", a.mean_speedup}});
+      if (a.mean_vs_reference) japps.back()["mean_vs_reference"] = *a.mean_vs_reference;
     }
     if (apps.empty()) {
       std::vector<std::string> f = head;
       f.insert(f.end(), counts.begin(), counts.end());
-      f.resize(f.size() + 6);
+      f.resize(f.size() + 8);
       f.push_back(csv_field(rec.status()));
       f.push_back(o.lft_routing);
       row(summary, f);
@@ -188,15 +227,16 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
                            {"nodes", j.nodes},
                            {"ranks", j.ranks}};
       if (!j.sim) {
-        f.resize(f.size() + 9);
+        f.resize(f.size() + 10);
         f.push_back(csv_field(j.status));
         jj["status"] = j.status;
       } else {
         const TimedJob& tj = o.result.jobs[*j.sim];
         const double base = o.reference().jobs[*j.sim].comm_time;
-        f.insert(f.end(), {num(tj.start), num(tj.end), num(tj.total_time()), num(tj.compute_time),
-                           num(tj.comm_time), num(tj.max_comm_time), opt(o.slowdown(j)),
-                           opt(o.speedup(j)), num(base), csv_field(tj.status)});
+        f.insert(f.end(),
+                 {num(tj.start), num(tj.end), num(tj.total_time()), num(tj.compute_time),
+                  num(tj.comm_time), num(tj.max_comm_time), opt(o.slowdown(j)), opt(o.speedup(j)),
+                  num(base), opt(vs_reference(o, j, ref)), csv_field(tj.status)});
         jj.update({{"start", tj.start},
                    {"end", tj.end},
                    {"total_time", tj.total_time()},
@@ -214,6 +254,7 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
           jj["background_unfinished"] = tj.unfinished;
         }
         if (const auto sd = o.slowdown(j)) jj["slowdown"] = *sd;
+        if (const auto v = vs_reference(o, j, ref)) jj["vs_reference"] = *v;
       }
       row(jobs, f);
       jjobs.push_back(std::move(jj));
@@ -245,6 +286,7 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
 
   nlohmann::json doc = {{"tool", "ibsdn-sim run"},
                         {"model", "flow"},
+                        {"reference", s.reference_label()},
                         {"scenario", scenario_json(s)},
                         {"runs", std::move(runs)}};
   OutputFiles files(dir);
@@ -259,6 +301,10 @@ void print_flow_summary(std::ostream& out, const Scenario& s,
                         const std::vector<FlowRecord>& records) {
   out << "scenario " << s.name() << " (hash " << s.hash_text() << "), " << records.size()
       << (records.size() == 1 ? " run" : " runs") << ", flow model\n";
+  const bool compared = !s.reference_label().empty();
+  const auto app_text = [](const ApplicationSummary& a) {
+    return a.application.substr(0, 40) + " (" + std::to_string(a.ranks) + ")";
+  };
   int label_width = 5;
   int routing_width = 7;
   int app_width = 11;
@@ -266,40 +312,54 @@ void print_flow_summary(std::ostream& out, const Scenario& s,
     label_width = std::max(label_width, static_cast<int>(rec.run.label.size()));
     routing_width = std::max(routing_width, static_cast<int>(rec.run.routing.size()));
     if (!rec.outcome) continue;
-    for (const FlowJob& j : rec.outcome->jobs) {
-      app_width =
-          std::max(app_width, static_cast<int>(std::min<std::size_t>(j.application.size(), 40)));
+    for (const ApplicationSummary& a : summarise_applications(*rec.outcome)) {
+      app_width = std::max(app_width, static_cast<int>(app_text(a).size()));
     }
   }
   char line[1024];
-  std::snprintf(line, sizeof line, "%-4s %-*s %-*s %-*s %5s %12s %12s %12s %8s  %s\n", "run",
-                label_width, "label", routing_width, "routing", app_width, "application", "jobs",
-                "makespan_s", "meanComm_s", "baseline_s", "speedup", "status");
+  std::snprintf(line, sizeof line, "%-4s %-*s %-*s %-*s %5s %12s %12s %12s %8s %s %s\n", "run",
+                label_width, "label", routing_width, "routing", app_width, "application (ranks)",
+                "jobs", "makespan_s", "meanComm_s", "baseline_s", "speedup",
+                compared ? "vsRef   " : "", "status");
   out << line;
   for (const FlowRecord& rec : records) {
     const ScenarioRun& r = rec.run;
     const std::string label = r.label.empty() ? "-" : r.label;
+    const FlowOutcome* ref = reference_outcome(s, records, rec);
     const std::vector<ApplicationSummary> apps =
-        rec.outcome ? summarise_applications(*rec.outcome) : std::vector<ApplicationSummary>{};
+        rec.outcome ? summarise_applications(*rec.outcome, ref) : std::vector<ApplicationSummary>{};
     if (apps.empty()) {
-      std::snprintf(line, sizeof line, "%-4zu %-*s %-*s %-*s %5s %12s %12s %12s %8s  %s\n", r.index,
-                    label_width, label.c_str(), routing_width, r.routing.c_str(), app_width, "-",
-                    "-", "-", "-", "-", "-", rec.status().c_str());
+      std::snprintf(line, sizeof line, "%-4zu %-*s %-*s %-*s %5s %12s %12s %12s %8s %s %s\n",
+                    r.index, label_width, label.c_str(), routing_width, r.routing.c_str(),
+                    app_width, "-", "-", "-", "-", "-", "-", compared ? "       -" : "",
+                    rec.status().c_str());
       out << line;
       continue;
     }
     for (const ApplicationSummary& a : apps) {
+      char vs[32] = "";
+      if (compared) {
+        if (a.mean_vs_reference) {
+          std::snprintf(vs, sizeof vs, "%8.3f", *a.mean_vs_reference);
+        } else {
+          std::snprintf(vs, sizeof vs, "%8s", "-");
+        }
+      }
       std::snprintf(line, sizeof line,
-                    "%-4zu %-*s %-*s %-*.*s %5zu %12.6g %12.6g %12.6g %8.3f  %s\n", r.index,
-                    label_width, label.c_str(), routing_width, r.routing.c_str(), app_width, 40,
-                    a.application.c_str(), a.jobs, rec.outcome->result.makespan, a.mean_comm_time,
-                    a.baseline_mean_comm_time, a.mean_speedup, rec.status().c_str());
+                    "%-4zu %-*s %-*s %-*s %5zu %12.6g %12.6g %12.6g %8.3f %s %s\n", r.index,
+                    label_width, label.c_str(), routing_width, r.routing.c_str(), app_width,
+                    app_text(a).c_str(), a.jobs, rec.outcome->result.makespan, a.mean_comm_time,
+                    a.baseline_mean_comm_time, a.mean_speedup, vs, rec.status().c_str());
       out << line;
     }
   }
   out << "meanComm_s: the jobs' mean communication time (the ranks' mean time not computing);\n"
          "baseline_s: the same under timing.baseline, on the same jobs and nodes;\n"
          "speedup: per job baseline / routing communication time, averaged.\n";
+  if (compared) {
+    out << "vsRef: per job its total time in the reference run (" << s.reference_label()
+        << ", the other swept values this run's) over its total time here, averaged.\n";
+  }
 }
 
 }  // namespace ibsdn

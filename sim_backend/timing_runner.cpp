@@ -132,12 +132,13 @@ FlowOutcome run_flow_scenario(const ScenarioRun& run, const RunHooks& hooks) {
     FlowJob fj;
     fj.id = w.id;
     fj.nodes = w.nodes;
-    fj.ranks = w.nodes * run.ranks_per_node;
+    fj.ranks = w.ranks != 0 ? w.ranks : w.nodes * run.ranks_per_node;
     TimingJob t;
     t.id = w.id;
     t.start = w.start;
     t.nodes = *nodes[i];
     t.ranks_per_node = run.ranks_per_node;
+    t.ranks = fj.ranks;
     t.mapping = run.placement;
     if (i >= measured) {
       const BackgroundSettings& b = *ts.background;

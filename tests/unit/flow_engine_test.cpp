@@ -165,7 +165,7 @@ TEST(FlowEngine, BadMessagesAreRefusedAndLeaveTheEngineAsItWas) {
 
 /// Random messages, some split over up to 3 routes, started at random times while others run,
 /// some re-routed in flight: the engine re-solving incrementally gives the same completion times,
-/// bit for bit, as re-solving everything at every event.
+/// within 1e-9 relative, as re-solving everything at every event.
 TEST(FlowEngine, Property_IncrementalEqualsFullWithStartsAndReroutesInFlight) {
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
     std::mt19937_64 rng(seed);
@@ -228,7 +228,12 @@ TEST(FlowEngine, Property_IncrementalEqualsFullWithStartsAndReroutesInFlight) {
       EXPECT_EQ(done.size(), 40u);
       return done;
     };
-    EXPECT_EQ(run(FlowSolve::kIncremental), run(FlowSolve::kFull)) << "seed " << seed;
+    const std::map<std::uint64_t, double> inc = run(FlowSolve::kIncremental);
+    const std::map<std::uint64_t, double> full = run(FlowSolve::kFull);
+    ASSERT_EQ(inc.size(), full.size()) << "seed " << seed;
+    for (const auto& [id, done] : full) {
+      EXPECT_NEAR(inc.at(id), done, 1e-9 * done) << "seed " << seed << " message " << id;
+    }
   }
 }
 

@@ -387,7 +387,8 @@ TEST(FlowModelRandom, IncrementalSolveAfterRemovalsMatchesFullSolve) {
       for (std::size_t g = 0; g < s.route.size(); ++g) {
         if (g % 3 == 0 && g <= f) continue;
         const auto gs = static_cast<MaxMinSharing::FlowSlot>(g);
-        EXPECT_EQ(inc.rate(gs), full.rate(gs)) << "seed " << seed << " flow " << g;
+        EXPECT_NEAR(inc.rate(gs), full.rate(gs), 1e-9 * full.rate(gs) + 1e-12 * s.capacity[0])
+            << "seed " << seed << " flow " << g;
       }
     }
   }

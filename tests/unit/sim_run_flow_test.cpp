@@ -151,6 +151,61 @@ workload:
   EXPECT_GT(bytes, 0);
 }
 
+// GPUs per node zipped with the tree that keeps the GPU count, compared with 1 GPU per node:
+// every job's vs_reference is its total time in the reference run (the run with 1 GPU per node
+// and the same routing) over its own, the reference run's own are 1, summary.csv averages them
+// per application and rank count, and the vs-reference chart draws a bar per run.
+TEST(SimRunFlow, ReferenceRun_JobsAreComparedWithTheSameJobThere) {
+  const test::TempDir dir("ibsdn-flow-reference");
+  const std::string scenario = dir.file("gpus.yaml");
+  std::ofstream(scenario) << R"(name: gpus
+topology: {xgft: ["2;4,4;1,4", "2;4,2;1,4", "2;4,1;1,4"]}
+gpus_per_node: [1, 2, 4]
+zip: [gpus_per_node, topology.xgft]
+reference: {gpus_per_node: 1}
+routing: [dmodk, sdn-optimal]
+model: flow
+application: "random-perm:bytes=1M,iter=2"
+workload:
+  jobs:
+    - {ranks: 8, start: 0, end: 1, application: "stencil3d:bytes=1M,iter=2,dims=2x2x2"}
+    - {ranks: 8, start: 0, end: 1}
+)";
+  const auto r = sim({"run", scenario, "--out", dir.file("out"), "-j", "2", "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto jobs = rows(read(dir.file("out/jobs.csv")));
+  ASSERT_EQ(jobs.size(), 12u) << "3 x 2 runs x 2 jobs";
+  std::map<std::string, const std::map<std::string, std::string>*> at;  // run,job -> row
+  for (const auto& j : jobs) at[j.at("run") + "," + j.at("job")] = &j;
+  const std::vector<std::string> reference_of = {"0", "1", "0", "1", "0", "1"};
+  for (const auto& j : jobs) {
+    const auto& ref = *at.at(reference_of.at(std::stoul(j.at("run"))) + "," + j.at("job"));
+    const double want = std::stod(ref.at("total_time")) / std::stod(j.at("total_time"));
+    EXPECT_NEAR(std::stod(j.at("vs_reference")), want, 1e-9 * want) << j.at("run");
+    if (&ref == &j) {
+      EXPECT_EQ(j.at("vs_reference"), "1");
+    }
+  }
+  EXPECT_EQ(at.at("4,1")->at("nodes"), "2") << "8 ranks at 4 per node";
+  EXPECT_EQ(at.at("4,1")->at("ranks"), "8");
+  const auto summary = rows(read(dir.file("out/summary.csv")));
+  ASSERT_EQ(summary.size(), 12u) << "a row per run and application";
+  for (const auto& row : summary) {
+    for (const auto& j : jobs) {
+      if (j.at("run") == row.at("run") && j.at("application") == row.at("application")) {
+        EXPECT_EQ(row.at("mean_vs_reference"), j.at("vs_reference"));
+        EXPECT_EQ(row.at("ranks"), "8");
+      }
+    }
+  }
+  const std::string chart = read(dir.file("out/plots/vs-reference.dat"));
+  EXPECT_NE(chart.find("block 5: topology.xgft=2;4,1;1,4 gpus_per_node=4 routing=sdn-optimal"),
+            std::string::npos)
+      << chart;
+  EXPECT_NE(read(dir.file("out/results.json")).find("\"reference\": \"gpus_per_node=1\""),
+            std::string::npos);
+}
+
 TEST(SimRunFlow, PlotsNameTheScenarioHashTopologyApplicationAndRouting) {
   const Scenario s = load_scenario(kFlowSmall);
   std::vector<FlowRecord> records;
