@@ -1,7 +1,8 @@
 // A parsed scenario before expansion: every field with its value, or its sweep's values, and
 // where each was written, so that a check that only a combination can fail (hosts beyond a swept
-// topology's) still names the line and column. Shared by scenario.cpp (parsing) and
-// scenario_expand.cpp (runs); nothing outside the scenario code includes it.
+// topology's) still names the line and column. Shared by the parsing (scenario.cpp,
+// scenario_timing.cpp, scenario_qos.cpp, scenario_sweeps.cpp) and scenario_expand.cpp (runs);
+// nothing outside the scenario code includes it.
 #pragma once
 
 #include <array>

@@ -1,7 +1,8 @@
 // Scenario keys of seed 004's quality of service (docs/simulation.md, "Traffic classes and
 // background traffic"): `timing.classes`, the classes jobs and collectives name, and how a run
-// gets them. The sweepable fields (timing.qos, timing.background's numbers) are read by the
-// scenario parser like every other sweep; this file reads the rest and checks the names.
+// gets them. The sweepable fields (timing.qos, timing.background's numbers) are read with the
+// rest of `timing:` (scenario_timing.cpp) like every other sweep; this file reads the classes'
+// list and the names and checks them.
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
