@@ -1,5 +1,6 @@
 #include "sim_backend/controller_routes.hpp"
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -19,8 +20,9 @@ std::uint64_t pair_key(NodeIdx src, NodeIdx dst) {
 }
 
 /// The job's traffic as the controller takes it: one pass of its program (every phase's
-/// messages once) summed per rank pair, exactly the pairs the timing model sends.
-TrafficMatrix job_matrix(const TimingJob& job) {
+/// messages once) summed per rank pair, exactly the pairs the timing model sends; with an
+/// elephant threshold only the pairs that reach it.
+TrafficMatrix job_matrix(const TimingJob& job, double elephant_bytes) {
   AppProgram program;
   program.ranks = job.rank_count();
   program.phases.reserve(job.phases.size());
@@ -33,14 +35,26 @@ TrafficMatrix job_matrix(const TimingJob& job) {
   }
   TrafficMatrix m;
   m.flows = aggregate_rank_traffic(program, TrafficSpan::kOnePass);
+  if (elephant_bytes > 0) {
+    std::erase_if(m.flows,
+                  [&](const RankFlow& f) { return static_cast<double>(f.bytes) < elephant_bytes; });
+  }
   return m;
 }
 
 class ControllerRouteSource final : public RouteSource {
  public:
   ControllerRouteSource(const plugin::Subnet& subnet, const LftSet& lfts,
-                        const ReplayOptions& options, const AdaptiveRoutingOptions& adaptive)
-      : subnet_(subnet), lfts_(lfts), session_(subnet, lfts, options) {
+                        const ReplayOptions& options, const AdaptiveRoutingOptions& adaptive,
+                        double elephant_bytes)
+      : subnet_(subnet),
+        lfts_(lfts),
+        session_(subnet, lfts, options),
+        elephant_bytes_(elephant_bytes) {
+    if (!(elephant_bytes >= 0) || !std::isfinite(elephant_bytes)) {
+      throw std::invalid_argument("controller routes: elephant threshold " +
+                                  std::to_string(elephant_bytes) + " is not a byte count");
+    }
     if (options.routing == "dmodk") {
       throw std::invalid_argument(
           "controller routes: routing dmodk has no controller (use the "
@@ -56,7 +70,7 @@ class ControllerRouteSource final : public RouteSource {
     r.start = now;
     r.end = now;
     r.nodes = job.nodes;
-    r.traffic = job_matrix(job);
+    r.traffic = job_matrix(job, elephant_bytes_);
     const SessionJob& s = session_.start_job(r);
     Routed& routed = jobs_[job.id];
     routed.job = &s;
@@ -89,8 +103,8 @@ class ControllerRouteSource final : public RouteSource {
       out.push_back(routed.job->paths[f->second]);
       return;
     }
-    // A pair the job's traffic did not name (it cannot happen with the aggregate traffic, which
-    // holds every pair the program sends): as the fabric carries it now.
+    // A pair the controller was not told (below the elephant threshold): as the fabric carries
+    // it now.
     TraceOptions opts;
     opts.override_port = session_.forwarding();
     Trace t = trace(subnet_.fabric, lfts_, src, dst, opts);
@@ -113,6 +127,7 @@ class ControllerRouteSource final : public RouteSource {
   const plugin::Subnet& subnet_;
   const LftSet& lfts_;
   ReplaySession session_;
+  double elephant_bytes_ = 0;
   std::optional<AdaptiveRoutes> adaptive_;
   std::map<std::uint64_t, Routed> jobs_;
   std::uint64_t decisions_ = 0;
@@ -123,8 +138,9 @@ class ControllerRouteSource final : public RouteSource {
 
 std::unique_ptr<RouteSource> controller_routes(const plugin::Subnet& subnet, const LftSet& lfts,
                                                const ReplayOptions& options,
-                                               const AdaptiveRoutingOptions& adaptive) {
-  return std::make_unique<ControllerRouteSource>(subnet, lfts, options, adaptive);
+                                               const AdaptiveRoutingOptions& adaptive,
+                                               double elephant_bytes) {
+  return std::make_unique<ControllerRouteSource>(subnet, lfts, options, adaptive, elephant_bytes);
 }
 
 }  // namespace ibsdn

@@ -70,6 +70,24 @@ TEST(ControllerRoutes, SdnOptimalSeparatesWhatDmodKCollides) {
   EXPECT_EQ(busiest, static_cast<double>(kSize)) << "no link carries both messages";
 }
 
+// Elephants (thesis 4.1): the controller routes the pairs that send at least the threshold in one
+// pass; below it a pair keeps the fabric's path, here DmodK's, and the two messages collide.
+TEST(ControllerRoutes, PairsBelowTheElephantThresholdKeepTheFabricsPaths) {
+  const Tree t;
+  const std::vector<TimingJob> jobs = colliding(t);
+  const auto at = controller_routes(t.subnet, t.lfts, options("sdn-optimal"), {}, kSize);
+  expect_time(simulate_timing(t.subnet.fabric, jobs, *at).jobs[0].end, kSize / kBandwidth);
+  const auto above = controller_routes(t.subnet, t.lfts, options("sdn-optimal"), {}, kSize + 1);
+  const TimingResult r = simulate_timing(t.subnet.fabric, jobs, *above);
+  expect_time(r.jobs[0].end, 2 * kSize / kBandwidth);
+  const double busiest = *std::max_element(r.link_bytes.begin(), r.link_bytes.end());
+  EXPECT_EQ(busiest, 2.0 * kSize) << "both messages on DmodK's shared up-link";
+  for (const double bad : {-1.0, std::nan(""), HUGE_VAL}) {
+    EXPECT_THROW((void)controller_routes(t.subnet, t.lfts, options("sdn-optimal"), {}, bad),
+                 std::invalid_argument);
+  }
+}
+
 TEST(ControllerRoutes, TheNextJobStartsAfterTheControllerEndedThePrevious) {
   const Tree t;
   std::vector<TimingJob> jobs = colliding(t);

@@ -10,6 +10,7 @@
 
 #include "sim_backend/scenario.hpp"
 #include "tests/param_names.hpp"
+#include "tests/unit/scenario_swept_head.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {
@@ -219,6 +220,18 @@ std::string many_jobs(std::size_t n) {
   return jobs;
 }
 
+// Zip, reference and ranks (scenario_sweeps_test.cpp): line 7 sweeps gpus_per_node, the
+// tests' lines follow.
+std::string swept(const std::string& lines) {
+  return std::string(test::kSweptHead) + "gpus_per_node: [1, 2, 4]\n" + lines;
+}
+
+constexpr const char* kStaticSwept = R"(name: s
+topology: {xgft: ["2;4,4;1,4", "2;4,2;1,4"]}
+routing: dmodk
+pattern: ring
+)";
+
 INSTANTIATE_TEST_SUITE_P(
     Cases, ScenarioFlowRejects,
     ::testing::Values(
@@ -361,7 +374,44 @@ workload: {jobs: [{nodes: 2, start: 0, end: 10, class: default}]}
                 "bulk", "timing.background.class: unknown class 'bulk'"},
         BadFlow{"BackgroundUnknownKey",
                 flow("timing: {background: {nodes: 4, bytes: 1M, rate: 0.1}}"), 7, "rate",
-                "timing.background: unknown key 'rate'"}),
+                "timing.background: unknown key 'rate'"},
+        BadFlow{"ZipOfAKeyNotSwept", swept("zip: [gpus_per_node, seed]\n"), 8, "seed",
+                "zip[0]: 'seed' is not swept in this scenario (the swept keys: topology.xgft, "
+                "routing, gpus_per_node)"},
+        BadFlow{"ZipOfDifferentLengths", swept("zip: [gpus_per_node, routing]\n"), 8, "routing",
+                "zip[0]: 'routing' sweeps 2 values, 'gpus_per_node' 3"},
+        BadFlow{"ZipOfOneKey", swept("zip: [[gpus_per_node], [routing, topology.xgft]]\n"), 8,
+                "[gpus_per_node]", "zip[0]: a group lists at least two swept keys"},
+        BadFlow{"ZipKeyTwice", swept("zip: [[gpus_per_node, topology.xgft], [gpus_per_node, x]]\n"),
+                8, "gpus_per_node, x",
+                "zip[1]: 'gpus_per_node' is already zipped in another group"},
+        BadFlow{"ZipNotAList", swept("zip: gpus_per_node\n"), 8, "gpus_per_node",
+                "zip: expected a list of swept keys"},
+        BadFlow{"ReferenceOfAKeyNotSwept", swept("reference: {seed: 1}\n"), 8, "seed",
+                "reference: 'seed' is not swept"},
+        BadFlow{"ReferenceValueNotSwept", swept("reference: {gpus_per_node: 8}\n"), 8, "8",
+                "reference.gpus_per_node: '8' is not one of the sweep's values (1, 2, 4)"},
+        BadFlow{"ReferenceZipPartnersDisagree",
+                swept("zip: [gpus_per_node, topology.xgft]\n"
+                      "reference: {gpus_per_node: 1, topology.xgft: \"2;4,4;1,4\"}\n"),
+                9, "\"2;4", "is zipped with 'gpus_per_node', whose reference value is at another"},
+        BadFlow{"ReferenceNotAMap", swept("reference: gpus_per_node\n"), 8, "gpus_per_node",
+                "reference: expected a map from swept keys"},
+        BadFlow{"ReferenceWithTheStaticModel",
+                std::string(kStaticSwept) +
+                    "workload: {jobs: [{nodes: 2, start: 0, end: 1}]}\nreference: {topology.xgft: "
+                    "\"2;4,4;1,4\"}\n",
+                6, "{topology", "reference is for model flow only"},
+        BadFlow{"RanksWithTheStaticModel",
+                std::string(kStaticSwept) + "workload: {jobs: [{ranks: 2, start: 0, end: 1}]}\n", 5,
+                "2,", "a job's ranks is for model flow only"},
+        BadFlow{"NodesAndRanks",
+                swept("").replace(swept("").find("{ranks: 16"), 10, "{nodes: 2, ranks: 16"), 6,
+                "16", "give nodes or ranks, not both"},
+        BadFlow{"NeitherNodesNorRanks", swept("").replace(swept("").find("{ranks: 16, "), 12, "{"),
+                6, "{start", "missing key 'nodes' (or 'ranks', with model flow)"},
+        BadFlow{"RanksZero", swept("").replace(swept("").find("ranks: 16"), 9, "ranks: 0"), 6, "0,",
+                "ranks"}),
     testing_names::ByCaseName{});
 
 }  // namespace

@@ -1,13 +1,13 @@
 // Zipped sweeps, the reference run and jobs given by rank count (docs/simulation.md "Zipped
-// sweeps", "The reference run", "Workloads"): the runs they make, and every bad use refused at
-// its FILE:LINE:COLUMN.
+// sweeps", "The reference run", "Workloads"): the runs they make. Their bad uses are refused in
+// scenario_flow_test.cpp's table (ScenarioFlowRejects).
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "sim_backend/scenario.hpp"
-#include "tests/param_names.hpp"
+#include "tests/unit/scenario_swept_head.hpp"
 
 namespace ibsdn {
 namespace {
@@ -16,15 +16,6 @@ Scenario parse(const std::string& text) {
   return parse_scenario(text, "f.yaml", std::filesystem::temp_directory_path());
 }
 
-// Lines 1-6; tests append from line 7.
-constexpr const char* kHead = R"(name: z
-topology: {xgft: ["3;4,4,4;1,4,4", "3;4,4,2;1,4,4", "2;4,4;1,4"]}
-routing: [dmodk, sdn-optimal]
-model: flow
-application: "stencil4d:iter=1"
-workload: {jobs: [{ranks: 16, start: 0, end: 1}]}
-)";
-
 std::vector<std::string> labels(const Scenario& s) {
   std::vector<std::string> out;
   for (const ScenarioRun& r : expand(s)) out.push_back(r.label);
@@ -32,7 +23,7 @@ std::vector<std::string> labels(const Scenario& s) {
 }
 
 TEST(ScenarioZip, ZippedKeysTakeTheirValuesTogether_TheOthersCross) {
-  const Scenario s = parse(std::string(kHead) +
+  const Scenario s = parse(std::string(test::kSweptHead) +
                            "gpus_per_node: [1, 2, 4]\n"
                            "zip: [gpus_per_node, topology.xgft]\n");
   ASSERT_EQ(s.run_count(), 6u) << "3 zipped x 2 routings, not 3 x 2 x 3";
@@ -58,7 +49,7 @@ TEST(ScenarioZip, ZippedKeysTakeTheirValuesTogether_TheOthersCross) {
 }
 
 TEST(ScenarioZip, ListsOfGroups_AndTheHashCoversThem) {
-  const std::string three = std::string(kHead) +
+  const std::string three = std::string(test::kSweptHead) +
                             "gpus_per_node: [1, 2, 4]\n"
                             "timing: {nic: [fcfs, rr, rr-2]}\n";
   const Scenario crossed = parse(three);
@@ -71,7 +62,7 @@ TEST(ScenarioZip, ListsOfGroups_AndTheHashCoversThem) {
 }
 
 TEST(ScenarioReference, EachRunIsComparedWithItsReferenceValuesAndItsOwnOthers) {
-  const Scenario s = parse(std::string(kHead) +
+  const Scenario s = parse(std::string(test::kSweptHead) +
                            "gpus_per_node: [1, 2, 4]\n"
                            "zip: [gpus_per_node, topology.xgft]\n"
                            "reference: {gpus_per_node: 1}\n");
@@ -82,17 +73,17 @@ TEST(ScenarioReference, EachRunIsComparedWithItsReferenceValuesAndItsOwnOthers) 
     EXPECT_EQ(s.reference_run(i), want[i]) << s.run(i).label;
   }
   // Naming the zip partner instead selects the same runs; numbers match by value.
-  const Scenario by_tree = parse(std::string(kHead) +
+  const Scenario by_tree = parse(std::string(test::kSweptHead) +
                                  "gpus_per_node: [1, 2, 4]\n"
                                  "zip: [gpus_per_node, topology.xgft]\n"
                                  "reference: {topology.xgft: \"2;4,4;1,4\", routing: dmodk}\n");
   for (std::size_t i = 0; i < by_tree.run_count(); ++i) EXPECT_EQ(by_tree.reference_run(i), 4u);
   EXPECT_EQ(by_tree.reference_label(), "topology.xgft=2;4,4;1,4 routing=dmodk");
-  const Scenario multiple = parse(std::string(kHead) +
+  const Scenario multiple = parse(std::string(test::kSweptHead) +
                                   "timing: {bandwidth_multiple: [0.5, 1, 2]}\n"
                                   "reference: {timing.bandwidth_multiple: 1.0}\n");
   EXPECT_EQ(multiple.reference_label(), "timing.bandwidth_multiple=1");
-  EXPECT_FALSE(parse(kHead).reference_run(0).has_value());
+  EXPECT_FALSE(parse(test::kSweptHead).reference_run(0).has_value());
 }
 
 TEST(ScenarioRanks, AJobOfRanksGetsCeilRanksOverRanksPerNodeNodes) {
@@ -125,85 +116,6 @@ workload: {jobs: [{ranks: 48, start: 0, end: 1}]}
         << e.what();
   }
 }
-
-struct Bad {
-  std::string name;
-  std::string text;
-  std::size_t line;
-  std::string needle;  // the column is where this starts on that line
-  std::string says;
-};
-
-class ScenarioSweepsRejects : public ::testing::TestWithParam<Bad> {};
-
-TEST_P(ScenarioSweepsRejects, NamingFileLineAndColumn) {
-  const Bad& bad = GetParam();
-  std::size_t start = 0;
-  for (std::size_t i = 1; i < bad.line; ++i) start = bad.text.find('\n', start) + 1;
-  const std::string line = bad.text.substr(start, bad.text.find('\n', start) - start);
-  ASSERT_NE(line.find(bad.needle), std::string::npos) << line;
-  const std::size_t column = line.find(bad.needle) + 1;
-  try {
-    (void)parse(bad.text);
-    FAIL() << "accepted:\n" << bad.text;
-  } catch (const ConfigError& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.line(), bad.line) << what;
-    EXPECT_EQ(e.column(), column) << what;
-    EXPECT_NE(what.find(bad.says), std::string::npos) << what << "\nexpected: " << bad.says;
-  }
-}
-
-std::string with(const std::string& lines) {
-  return std::string(kHead) + "gpus_per_node: [1, 2, 4]\n" + lines;
-}
-
-constexpr const char* kStatic = R"(name: s
-topology: {xgft: ["2;4,4;1,4", "2;4,2;1,4"]}
-routing: dmodk
-pattern: ring
-)";
-
-INSTANTIATE_TEST_SUITE_P(
-    Cases, ScenarioSweepsRejects,
-    ::testing::Values(
-        Bad{"ZipOfAKeyNotSwept", with("zip: [gpus_per_node, seed]\n"), 8, "seed",
-            "zip[0]: 'seed' is not swept in this scenario (the swept keys: topology.xgft, "
-            "routing, gpus_per_node)"},
-        Bad{"ZipOfDifferentLengths", with("zip: [gpus_per_node, routing]\n"), 8, "routing",
-            "zip[0]: 'routing' sweeps 2 values, 'gpus_per_node' 3"},
-        Bad{"ZipOfOneKey", with("zip: [[gpus_per_node], [routing, topology.xgft]]\n"), 8,
-            "[gpus_per_node]", "zip[0]: a group lists at least two swept keys"},
-        Bad{"ZipKeyTwice", with("zip: [[gpus_per_node, topology.xgft], [gpus_per_node, x]]\n"), 8,
-            "gpus_per_node, x", "zip[1]: 'gpus_per_node' is already zipped in another group"},
-        Bad{"ZipNotAList", with("zip: gpus_per_node\n"), 8, "gpus_per_node",
-            "zip: expected a list of swept keys"},
-        Bad{"ReferenceOfAKeyNotSwept", with("reference: {seed: 1}\n"), 8, "seed",
-            "reference: 'seed' is not swept"},
-        Bad{"ReferenceValueNotSwept", with("reference: {gpus_per_node: 8}\n"), 8, "8",
-            "reference.gpus_per_node: '8' is not one of the sweep's values (1, 2, 4)"},
-        Bad{"ReferenceZipPartnersDisagree",
-            with("zip: [gpus_per_node, topology.xgft]\n"
-                 "reference: {gpus_per_node: 1, topology.xgft: \"2;4,4;1,4\"}\n"),
-            9, "\"2;4", "is zipped with 'gpus_per_node', whose reference value is at another"},
-        Bad{"ReferenceNotAMap", with("reference: gpus_per_node\n"), 8, "gpus_per_node",
-            "reference: expected a map from swept keys"},
-        Bad{"ReferenceWithTheStaticModel",
-            std::string(kStatic) +
-                "workload: {jobs: [{nodes: 2, start: 0, end: 1}]}\nreference: {topology.xgft: "
-                "\"2;4,4;1,4\"}\n",
-            6, "{topology", "reference is for model flow only"},
-        Bad{"RanksWithTheStaticModel",
-            std::string(kStatic) + "workload: {jobs: [{ranks: 2, start: 0, end: 1}]}\n", 5, "2,",
-            "a job's ranks is for model flow only"},
-        Bad{"NodesAndRanks",
-            with("").replace(with("").find("{ranks: 16"), 10, "{nodes: 2, ranks: 16"), 6, "16",
-            "give nodes or ranks, not both"},
-        Bad{"NeitherNodesNorRanks", with("").replace(with("").find("{ranks: 16, "), 12, "{"), 6,
-            "{start", "missing key 'nodes' (or 'ranks', with model flow)"},
-        Bad{"RanksZero", with("").replace(with("").find("ranks: 16"), 9, "ranks: 0"), 6, "0,",
-            "ranks"}),
-    testing_names::ByCaseName{});
 
 }  // namespace
 }  // namespace ibsdn
