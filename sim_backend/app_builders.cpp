@@ -80,7 +80,7 @@ void add_mesh_faces(Messages& out, const Grid& grid, std::uint32_t rank, std::ui
 
 void add_allreduce(Messages& out, std::uint32_t rank, std::uint32_t ranks, std::uint64_t bytes) {
   for (std::uint64_t hop = 1; hop < ranks; hop *= 2) {
-    out.add(rank, static_cast<std::int64_t>((rank + hop) % ranks), bytes);
+    out.add(rank, static_cast<std::int64_t>((rank + hop) % ranks), bytes, true);
   }
 }
 

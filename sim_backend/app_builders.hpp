@@ -49,15 +49,20 @@ class Grid {
 class Messages {
  public:
   void reserve(std::size_t n) { out_.reserve(n); }
-  void add(std::uint32_t src, std::int64_t dst, std::uint64_t bytes) {
+  void add(std::uint32_t src, std::int64_t dst, std::uint64_t bytes, bool collective = false) {
     if (dst >= 0 && static_cast<std::uint32_t>(dst) != src) {
       out_.push_back({src, static_cast<std::uint32_t>(dst), bytes});
+      if (collective && flags_.empty()) flags_.assign(out_.size() - 1, 0);
+      if (!flags_.empty()) flags_.push_back(collective ? 1 : 0);
     }
   }
+  /// The messages and their AppPhase::collective flags (empty when none is collective).
   std::vector<RankFlow> take() { return std::move(out_); }
+  std::vector<std::uint8_t> take_collective() { return std::move(flags_); }
 
  private:
   std::vector<RankFlow> out_;
+  std::vector<std::uint8_t> flags_;
 };
 
 /// The thesis' stencils (Fig 2.5): for each dimension in order, one message to the +1 and one to
@@ -69,7 +74,8 @@ void add_torus_halo(Messages& out, const Grid& grid, std::uint32_t rank, std::ui
 void add_mesh_faces(Messages& out, const Grid& grid, std::uint32_t rank, std::uint64_t bytes,
                     std::uint32_t distance);
 /// A small allreduce as a dissemination exchange: rank r sends `bytes` to (r + 2^k) mod ranks for
-/// every 2^k < ranks (ceil(log2 ranks) messages; thesis Fig 2.6's MPI_Allreduce of a double).
+/// every 2^k < ranks (ceil(log2 ranks) messages; thesis Fig 2.6's MPI_Allreduce of a double),
+/// flagged as a collective.
 void add_allreduce(Messages& out, std::uint32_t rank, std::uint32_t ranks, std::uint64_t bytes);
 /// The messages of one rank in the allreduce above.
 std::uint64_t allreduce_messages_per_rank(std::uint32_t ranks);

@@ -153,6 +153,7 @@ AppProgram generate_app(const AppSpec& spec, std::uint32_t ranks, std::uint64_t 
       kept = kept && (i == 0 || phase.messages[i - 1].src <= m.src);
       kept = kept && m.src != m.dst && m.src < ranks && m.dst < ranks && m.bytes != 0;
     }
+    kept = kept && (phase.collective.empty() || phase.collective.size() == phase.messages.size());
     if (!kept || phase.compute_s.size() != ranks || phase.iterations == 0) {
       throw std::logic_error("app '" + spec.name + "' broke its contract in phase '" + phase.name +
                              "'");

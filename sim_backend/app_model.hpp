@@ -59,6 +59,9 @@ struct AppPhase {
   /// within one source, in posting order. A pair may appear more than once (two messages; a
   /// stencil on an extent of 2 sends to the same neighbour as +1 and as -1).
   std::vector<RankFlow> messages;
+  /// Which messages belong to a collective (the allreduces): empty when none, else one flag per
+  /// message (1: collective). A job may send them in a traffic class of their own (seed 004).
+  std::vector<std::uint8_t> collective;
 };
 
 struct AppProgram {

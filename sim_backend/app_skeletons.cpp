@@ -29,6 +29,7 @@ std::vector<AppPhase> one_phase(const AppSpec& spec, std::uint32_t ranks,
   for (std::uint32_t r = 0; r < ranks; ++r) per_rank(out, grid, r);
   std::vector<AppPhase> phases;
   phases.push_back(comm_phase(spec.name, spec, ranks, out.take()));
+  phases.back().collective = out.take_collective();
   return phases;
 }
 

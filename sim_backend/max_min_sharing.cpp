@@ -33,6 +33,7 @@ MaxMinSharing::MaxMinSharing(std::vector<double> capacities, std::vector<Traffic
                                   ": link share outside (0, 1]");
     }
     class_order_.push_back(static_cast<std::uint8_t>(c));
+    borrowing_ = borrowing_ || (classes_[c].borrow && classes_[c].link_share < 1);
   }
   std::stable_sort(class_order_.begin(), class_order_.end(), [&](std::uint8_t a, std::uint8_t b) {
     return classes_[a].priority > classes_[b].priority;
@@ -152,17 +153,31 @@ std::size_t MaxMinSharing::solve(bool all, std::vector<FlowSlot>& changed) {
     add_seed(l);
   }
   touched_.clear();
+  // Borrowing: every class from scratch, then the borrowing; the flows that moved are found by
+  // their rates before and after (the header comment).
+  std::vector<FlowSlot>& moved = borrowing_ ? class_changed_ : changed;
+  if (borrowing_) {
+    all = true;
+    class_changed_.clear();
+    prior_rates_.resize(flows_.size());
+    for (FlowSlot f = 0; f < flows_.size(); ++f) prior_rates_[f] = flows_[f].rate;
+  }
   std::size_t solved = 0;
   for (const std::uint8_t c : class_order_) {
-    const std::size_t first = changed.size();
-    solved += solve_class(c, all, changed);
+    const std::size_t first = moved.size();
+    solved += solve_class(c, all, moved);
     if (class_order_.size() == 1) break;
     // The classes after this one share what it leaves: where its load moved, they start.
-    for (std::size_t i = first; i < changed.size(); ++i) {
-      for (const LinkId l : flows_[changed[i]].route) add_seed(l.value());
+    for (std::size_t i = first; i < moved.size(); ++i) {
+      for (const LinkId l : flows_[moved[i]].route) add_seed(l.value());
     }
   }
   added_.clear();
+  if (!borrowing_) return solved;
+  solve_borrowed();
+  for (FlowSlot f = 0; f < flows_.size(); ++f) {
+    if (flows_[f].live && flows_[f].rate != prior_rates_[f]) changed.push_back(f);
+  }
   return solved;
 }
 
@@ -257,9 +272,10 @@ void MaxMinSharing::fix(FlowSlot f, double rate, std::uint32_t bottleneck,
     flow.rate = rate;
     changed.push_back(f);
   }
+  const double taken = rate - flow.base;
   for (const LinkId l : flow.route) {
     Link& link = links_[l.value()];
-    link.remaining -= rate;
+    link.remaining -= taken;
     link.weight_sum -= flow.weight;
     --link.unfixed;
     if (link.dirty != epoch_) {
@@ -419,6 +435,11 @@ std::size_t MaxMinSharing::solve_class(std::uint8_t c, bool all, std::vector<Flo
       if (links_[l].remaining < -kSlack * links_[l].capacity) release_held(l, 0.0, c);
     }
   }
+  fill(c, changed);
+  return flow_set_.size();
+}
+
+void MaxMinSharing::fill(std::uint8_t c, std::vector<FlowSlot>& changed) {
   flush_dirty();
   for (;;) {
     settle_top();
@@ -446,12 +467,66 @@ std::size_t MaxMinSharing::solve_class(std::uint8_t c, bool all, std::vector<Flo
       heap_erase(l);
       for (const FlowSlot f : links_[l].flows) {
         const Flow& flow = flows_[f];
-        if (flow.mark == epoch_ && !flow.fixed) fix(f, top_level * flow.weight, l, changed);
+        if (flow.mark == epoch_ && !flow.fixed) {
+          fix(f, flow.base + top_level * flow.weight, l, changed);
+        }
       }
     }
     flush_dirty();
   }
-  return flow_set_.size();
+}
+
+void MaxMinSharing::solve_borrowed() {
+  next_epoch();
+  flow_set_.clear();
+  link_heap_.clear();
+  cap_heap_.clear();
+  check_heap_.clear();
+  for (FlowSlot f = 0; f < flows_.size(); ++f) {
+    Flow& flow = flows_[f];
+    if (!flow.live) continue;
+    const TrafficClass& c = classes_[flow.traffic_class];
+    // Only a class held below its share can have been held back by it; a flow at its own cap
+    // cannot take more.
+    if (!c.borrow || c.link_share == 1 || (flow.cap > 0 && flow.rate >= flow.cap)) continue;
+    flow.mark = epoch_;
+    flow.fixed = false;
+    flow.base = flow.rate;
+    flow_set_.push_back(f);
+    if (flow.cap > 0) cap_heap_.push_back({(flow.cap - flow.rate) / flow.weight, f});
+  }
+  std::make_heap(cap_heap_.begin(), cap_heap_.end(), later);
+  for (const FlowSlot f : flow_set_) {
+    for (const LinkId l : flows_[f].route) {
+      if (links_[l.value()].mark != epoch_) enter_spare(l.value());
+    }
+  }
+  // No flow is held: fill() never looks at a class.
+  fill(0, class_changed_);
+  for (const FlowSlot f : flow_set_) flows_[f].base = 0;
+}
+
+void MaxMinSharing::enter_spare(std::uint32_t l) {
+  Link& link = links_[l];
+  link.mark = epoch_;
+  double taken = 0;
+  link.weight_sum = 0;
+  link.unfixed = 0;
+  for (const FlowSlot f : link.flows) {
+    const Flow& flow = flows_[f];
+    taken += flow.rate;
+    if (flow.mark != epoch_) continue;
+    link.weight_sum += flow.weight;
+    ++link.unfixed;
+  }
+  // The borrowers' own rates are taken too: they fill from them (fix takes rate - base).
+  link.remaining = std::max(link.capacity - taken, 0.0);
+  link.held = 0;
+  link.held_max = 0;
+  if (link.dirty != epoch_) {
+    link.dirty = epoch_;
+    dirty_.push_back(l);
+  }
 }
 
 }  // namespace ibsdn

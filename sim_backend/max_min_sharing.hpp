@@ -11,7 +11,11 @@
 // the most of every link's capacity its flows may use together. Classes are served in strict
 // priority (the highest first, ties by class index), each by its own progressive filling over
 // what the classes before it left of every link, capped by its share. One class of share 1 is
-// plain (weighted) max-min.
+// plain (weighted) max-min. A class that `borrows` is capped only while others want the rest, as
+// seed 004's arbiter does (a class over its cap waits until no other class has packets): after
+// every class had its turn, one more progressive filling gives what no class took of each link to
+// the flows of borrowing classes, max-min among all of them whatever their class and priority
+// (seed 004 serves classes over their caps round-robin; the flow model shares per flow).
 //
 // solve_all() runs the progressive filling over every flow. solve_touched() re-solves only what
 // the changes since the last solve (flows added or removed, and for lower classes the links whose
@@ -42,6 +46,14 @@
 // change: every flow has its certificate. Relative slack 1e-12 in the comparisons absorbs
 // rounding. Classes are solved in order, each against the final rates of the classes before it.
 //
+// Borrowing classes make every solve a full one (solve_touched() runs solve_all()): exact, but
+// not bounded by what moves. The certificates above hold for the rates the classes' fillings
+// give; borrowing then raises flows above them, and what a flow may borrow on a link depends on
+// every class's rate there, so a held flow's certificate says nothing about its borrowed part
+// and a change anywhere in the classes' solves can move the borrowing everywhere. A full solve
+// first re-solves every class from scratch (the classes' rates, not the borrowed ones, are what
+// lower classes share), then borrows; it reports the flows whose final rate differs from before.
+//
 // Cost: the flows whose rate changes, those sharing their links that have to be looked at, and
 // the checks; not the connected component. On a fabric where most flows cross one another a single
 // start or end does move most rates (max-min couples a link's flows through their levels), and
@@ -60,6 +72,7 @@ namespace ibsdn {
 struct TrafficClass {
   int priority = 0;       // served before every class of a lower priority
   double link_share = 1;  // in (0, 1]: the most of a link's capacity the class's flows use
+  bool borrow = false;    // above link_share, still takes what no other class uses
 };
 
 class MaxMinSharing {
@@ -79,7 +92,8 @@ class MaxMinSharing {
   /// Removes a flow; its links are touched.
   void remove(FlowSlot f);
 
-  /// Re-solves what the changes since the last solve can change (the header comment); appends
+  /// Re-solves what the changes since the last solve can change (the header comment; every flow
+  /// when a class borrows); appends
   /// the flows whose rate changed (bit for bit) to `changed`. Returns the number of flows
   /// re-solved.
   std::size_t solve_touched(std::vector<FlowSlot>& changed);
@@ -101,6 +115,7 @@ class MaxMinSharing {
     double weight = 1;
     double cap = 0;
     double rate = 0;
+    double base = 0;  // what the filling under way started from: 0, or borrowing its class's rate
     std::uint32_t bottleneck = kUnsolved;
     std::uint32_t mark = 0;  // == epoch_: in S, the set being solved
     std::uint8_t traffic_class = 0;
@@ -143,6 +158,13 @@ class MaxMinSharing {
   bool release_held(std::uint32_t l, double level, std::uint8_t c);
   /// Joins the held flows whose bottleneck is l unless l is still saturated at `level`.
   void check_bottleneck(std::uint32_t l, double level, std::uint8_t c);
+  /// Raises the level until every flow of S is fixed (class c: whose held flows may join).
+  void fill(std::uint8_t c, std::vector<FlowSlot>& changed);
+  /// What the classes left of every link, to the flows of borrowing classes (the header comment).
+  void solve_borrowed();
+  /// Brings link l into the borrowing solve: what no class took of it, S's flows on it unfixed.
+  void enter_spare(std::uint32_t l);
+  /// Fixes f at `rate` (its base and more), certified by `bottleneck`.
   void fix(FlowSlot f, double rate, std::uint32_t bottleneck, std::vector<FlowSlot>& changed);
   [[nodiscard]] static double link_level(const Link& link);
   void push_level(std::uint32_t l);
@@ -162,6 +184,7 @@ class MaxMinSharing {
   std::vector<TrafficClass> classes_;
   std::vector<std::uint8_t> class_order_;  // by priority (highest first), then index
   std::vector<std::uint8_t> class_rank_;   // a class's position in class_order_
+  bool borrowing_ = false;                 // a class of share < 1 borrows: every solve is full
   std::vector<Flow> flows_;
   std::vector<FlowSlot> free_slots_;
   std::vector<FlowSlot> added_;  // since the last solve
@@ -178,6 +201,8 @@ class MaxMinSharing {
   std::vector<std::uint32_t> heap_pos_;  // a link's index in link_heap_
   std::vector<LevelEntry> cap_heap_;     // S's capped flows by cap / weight
   std::vector<LevelEntry> check_heap_;   // links to check, by their held flows' rate (link index)
+  std::vector<double> prior_rates_;      // borrowing: every slot's rate before the solve
+  std::vector<FlowSlot> class_changed_;  // borrowing: what the classes' solves moved
 };
 
 }  // namespace ibsdn

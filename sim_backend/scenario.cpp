@@ -25,6 +25,7 @@
 #include "sim_backend/content_hash.hpp"
 #include "sim_backend/node_allocation.hpp"
 #include "sim_backend/scenario_draft.hpp"
+#include "sim_backend/scenario_fields.hpp"
 #include "sim_backend/scenario_sweeps.hpp"
 #include "sim_backend/swf_synthetic.hpp"
 
@@ -48,13 +49,8 @@ constexpr std::array<std::string_view, 3> kWorkloadKeys = {"trace", "synthetic",
 constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node", "first",
                                                         "system_nodes"};
 constexpr std::array<std::string_view, 3> kSyntheticKeys = {"preset", "jobs", "utilisation"};
-constexpr std::array<std::string_view, 6> kJobKeys = {"nodes", "ranks",   "start",
-                                                      "end",   "pattern", "application"};
-constexpr std::array<std::string_view, 8> kTimingKeys = {
-    "nic",      "gpu_link", "link_latency",    "bandwidth_multiple",
-    "baseline", "alone",    "sample_interval", "adaptive"};
-constexpr std::array<std::string_view, 3> kAdaptiveKeys = {"rule", "bias", "split_slack"};
-constexpr std::array<std::string_view, 3> kAdaptiveRules = {"par", "ugal-l", "ugal-g"};
+constexpr std::array<std::string_view, 7> kJobKeys = {"nodes",   "ranks",       "start", "end",
+                                                      "pattern", "application", "class"};
 
 // The allocation policies and synthetic presets are those their implementations register.
 const std::vector<std::string>& allocation_policies() {
@@ -67,55 +63,18 @@ const std::vector<std::string>& preset_names() {
 }
 constexpr std::array<std::string_view, 4> kDynamicPatterns = {"ring", "2dnn", "3dnn", "random4"};
 constexpr std::array<std::string_view, 2> kModels = {"static", "flow"};
-// The routing the flow model adds to the controller's algorithms: the fabric's own adaptive
-// routing (adaptive_routes()).
-constexpr std::string_view kAdaptiveRouting = "adaptive";
 
 // Upper bounds of the integer fields (the lower bound is 1 unless said).
-constexpr std::uint64_t kMaxHosts = 1'000'000;
 constexpr std::uint64_t kMaxTraceJobs = 1'000'000'000;
 constexpr std::uint64_t kMaxSyntheticJobs = 1'000'000;
 constexpr std::uint32_t kMaxCpusPerNode = 4096;
 constexpr int kMaxTopologyParameter = 100'000;  // the generators check the real limits
-constexpr double kMaxJobTime = 1e12;            // seconds: ~31,700 years
-constexpr double kMaxGpuLinkFactor = 1000;
-constexpr double kMaxLinkLatency = 1.0;        // seconds
-constexpr double kMaxSampleInterval = 1e6;     // seconds
-constexpr double kMaxAdaptiveParameter = 1e6;  // bias, split_slack (flows)
 
-std::string join(std::span<const std::string_view> names, std::string_view sep) {
-  std::string out;
-  for (std::string_view n : names) out += (out.empty() ? "" : std::string(sep)) + std::string(n);
-  return out;
-}
-
-std::string join(const std::vector<std::string>& names, std::string_view sep) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : std::string(sep)) + n;
-  return out;
-}
-
-// The shortest text that reads back as `v` ("100", "12.5").
-std::string number_text(double v) {
-  std::array<char, 32> buf{};
-  const auto [ptr, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  return ec == std::errc() ? std::string(buf.data(), ptr) : std::to_string(v);
-}
-
-Where where_of(const YAML::Node& n) {
-  return Where{line_of(n), column_of(n)};
-}
-
-// A value read from one scalar node and its canonical text (labels, duplicates, the hash).
-template <typename T>
-using ReadOne = std::function<std::pair<T, std::string>(const YAML::Node&, const std::string&)>;
-
-class Parser {
+// The document; `timing:` is scenario_timing.cpp's.
+class Parser : FieldReader {
  public:
   Parser(std::string_view source, std::filesystem::path base_dir, Scenario::Draft& d)
-      : r_(source, "give a value, or leave the key out where it has a default"),
-        base_dir_(std::move(base_dir)),
-        d_(d) {}
+      : FieldReader(source, d), base_dir_(std::move(base_dir)) {}
 
   void parse(const YAML::Node& doc) {
     if (doc.IsNull())
@@ -138,14 +97,11 @@ class Parser {
     }
     defaults();
     check_flow_only();
+    check_class_names(r_, d_, flow());
     finish();
   }
 
  private:
-  [[noreturn]] void missing(const YAML::Node& map, std::string_view what, std::string_view key) {
-    r_.fail(map, std::string(what) + ": missing key '" + std::string(key) + "'");
-  }
-
   void top_level(const std::string& key, const YAML::Node& v) {
     if (key == "name") {
       d_.name = name(v);
@@ -179,7 +135,7 @@ class Parser {
     } else if (key == "application") {
       read(v, key, d_.application, application());
     } else if (key == "timing") {
-      timing(v);
+      read_timing(*this, v);
     } else if (key == "zip") {
       zip_.emplace(v);  // emplace: assigning to a YAML::Node writes through to its node
     } else if (key == "reference") {
@@ -205,66 +161,7 @@ class Parser {
     return n;
   }
 
-  // --- one field, or a sweep over it ------------------------------------------------------
-
-  template <typename T>
-  void read(const YAML::Node& n, const std::string& key, Field<T>& f, const ReadOne<T>& one) {
-    if (!n.IsSequence()) {
-      auto [value, text] = one(n, key);
-      f.values = {std::move(value)};
-      f.at = {where_of(n)};
-      canonical_[key] = text;
-      return;
-    }
-    if (n.size() == 0) r_.fail(n, key + ": an empty list sweeps nothing; give at least one value");
-    if (n.size() > kMaxScenarioRuns) {
-      r_.fail(n, key + ": a sweep of " + std::to_string(n.size()) + " values; at most " +
-                     std::to_string(kMaxScenarioRuns) + " runs are allowed");
-    }
-    SweepAxis axis{key, {}, line_of(n), column_of(n)};
-    for (const YAML::Node& element : n) {
-      if (!element.IsScalar()) {
-        r_.fail(element, key + ": a sweep lists single values, not lists, maps or empty values");
-      }
-      auto [value, text] = one(element, key);
-      const auto same = std::find(axis.values.begin(), axis.values.end(), text);
-      if (same != axis.values.end()) {
-        const Where w = f.at[static_cast<std::size_t>(same - axis.values.begin())];
-        r_.fail(element, key + ": " + quote_for_message(text) +
-                             " is listed twice in this sweep (first at " + std::to_string(w.line) +
-                             ":" + std::to_string(w.column) + ")");
-      }
-      f.values.push_back(std::move(value));
-      f.at.push_back(where_of(element));
-      axis.values.push_back(std::move(text));
-    }
-    f.axis = static_cast<int>(d_.axes.size());
-    canonical_[key] = axis.values;
-    d_.axes.push_back(std::move(axis));
-  }
-
-  // A field whose key cannot take a list (explicit jobs' entries, name).
-  void single(const YAML::Node& n, const std::string& key, std::string_view why) const {
-    if (n.IsSequence()) r_.fail(n, key + ": takes one value; " + std::string(why));
-  }
-
-  template <typename T>
-  void set_default(Field<T>& f, const std::string& key, T value, std::string text) {
-    if (f.given()) return;
-    f.values = {std::move(value)};
-    f.at = {Where{}};
-    canonical_[key] = std::move(text);
-  }
-
   // --- value readers ----------------------------------------------------------------------
-
-  template <typename T>
-  ReadOne<T> integer(std::uint64_t min, std::uint64_t max) const {
-    return [this, min, max](const YAML::Node& n, const std::string& key) {
-      const std::uint64_t v = r_.integer(n, key, min, max);
-      return std::pair<T, std::string>{static_cast<T>(v), std::to_string(v)};
-    };
-  }
 
   ReadOne<double> bandwidth() const {
     return [this](const YAML::Node& n, const std::string& key) {
@@ -274,31 +171,6 @@ class Parser {
                        number_text(kMaxLinkBandwidthGbps));
       }
       return std::pair<double, std::string>{v, number_text(v)};
-    };
-  }
-
-  /// `names`: a list with static storage (array of string_view or vector of string).
-  template <typename Names>
-  ReadOne<std::string> one_of(const Names& names) const {
-    return [this, names](const YAML::Node& n, const std::string& key) {
-      std::string v = r_.string(n, key);
-      if (std::find(names.begin(), names.end(), v) == names.end()) {
-        r_.fail(n, key + ": " + quote_for_message(v) + " is not one of " + join(names, ", "));
-      }
-      return std::pair<std::string, std::string>{v, v};
-    };
-  }
-
-  ReadOne<std::string> routing() const {
-    return [this](const YAML::Node& n, const std::string& key) {
-      std::string v = r_.string(n, key);
-      std::vector<std::string> known = algorithm_names();
-      known.emplace_back(kAdaptiveRouting);  // model flow only: check_flow_only()
-      if (std::find(known.begin(), known.end(), v) == known.end()) {
-        r_.fail(n, key + ": unknown routing algorithm " + quote_for_message(v) +
-                       " (known: " + join(known, ", ") + ")");
-      }
-      return std::pair<std::string, std::string>{v, v};
     };
   }
 
@@ -323,13 +195,6 @@ class Parser {
                        " is not one of dlid, slid-dlid, slid-dlid-sl, slid-dlid-sl-qp");
       }
       return std::pair<FlowDefinitionLevel, std::string>{*level, std::string(to_string(*level))};
-    };
-  }
-
-  ReadOne<std::uint8_t> boolean() const {
-    return [this](const YAML::Node& n, const std::string& key) {
-      const bool b = r_.boolean(n, key);
-      return std::pair<std::uint8_t, std::string>{b ? 1 : 0, b ? "true" : "false"};
     };
   }
 
@@ -469,68 +334,7 @@ class Parser {
     };
   }
 
-  // A number in [min, max], written as the `what` says.
-  ReadOne<double> ranged(double min, double max, std::string what) const {
-    return [this, min, max, what](const YAML::Node& n, const std::string& key) {
-      const double v = r_.number(n, key);
-      if (!(v >= min) || v > max) {
-        r_.fail(n, key + ": " + n.Scalar() + " is out of range: " + what);
-      }
-      return std::pair<double, std::string>{v, number_text(v)};
-    };
-  }
-
-  // A duration as applications write it (`100ns`, `2ms`, `0`), at most `max` seconds.
-  ReadOne<double> duration(double max) const {
-    return [this, max](const YAML::Node& n, const std::string& key) {
-      const std::string text = r_.string(n, key);
-      std::string why;
-      const std::optional<double> v = parse_duration(text, &why);
-      if (!v) r_.fail(n, key + ": " + quote_for_message(text) + " " + why);
-      if (*v > max) {
-        r_.fail(n, key + ": " + quote_for_message(text) + " is out of range: at most " +
-                       duration_to_string(max));
-      }
-      return std::pair<double, std::string>{*v, duration_to_string(*v)};
-    };
-  }
-
-  ReadOne<NicPolicy> nic() const {
-    return [this](const YAML::Node& n, const std::string& key) {
-      const std::string text = r_.string(n, key);
-      try {
-        const NicPolicy p = NicPolicy::parse(text);
-        return std::pair<NicPolicy, std::string>{p, p.to_string()};
-      } catch (const std::invalid_argument& e) {
-        r_.fail(n, key + ": " + e.what());
-      }
-    };
-  }
-
-  ReadOne<DragonflyAdaptiveRule> adaptive_rule() const {
-    return [this](const YAML::Node& n, const std::string& key) {
-      const std::string v = one_of(kAdaptiveRules)(n, key).first;
-      const DragonflyAdaptiveRule r = parse_dragonfly_adaptive_rule(v);
-      return std::pair<DragonflyAdaptiveRule, std::string>{r, v};
-    };
-  }
-
-  ReadOne<std::string> baseline() const {
-    return [this](const YAML::Node& n, const std::string& key) {
-      auto [v, text] = routing()(n, key);
-      return std::pair<std::string, std::string>{v, text};
-    };
-  }
-
   // --- sections -----------------------------------------------------------------------
-
-  // A map whose fields sweep, not a list of maps: for_each_key over it.
-  void each_field(const YAML::Node& map, const std::string& what,
-                  std::span<const std::string_view> known,
-                  const std::function<void(const std::string&, const YAML::Node&)>& on_key) const {
-    if (map.IsSequence()) r_.fail(map, what + ": takes one map; sweep inside it");
-    r_.for_each_key(map, what, known, on_key);
-  }
 
   // each_field() where exactly one of the `choices` keys must be given (the fabric, the
   // workload): it is recorded as the map's kind.
@@ -591,48 +395,6 @@ class Parser {
     for (std::size_t i = 0; i < N; ++i) {
       if (!fields[i].given()) missing(map, what, keys[i]);
     }
-  }
-
-  // `timing:` — read whatever the model; check_flow_only() refuses it unless the model is flow.
-  void timing(const YAML::Node& map) {
-    d_.timing_given = true;
-    d_.timing_at = where_of(map);
-    constexpr std::string_view kWhy = "it cannot be swept (write two scenarios)";
-    each_field(map, "timing", kTimingKeys, [&](const std::string& key, const YAML::Node& v) {
-      const std::string full = "timing." + key;
-      if (key == "nic") {
-        read(v, full, d_.nic, nic());
-      } else if (key == "gpu_link") {
-        read(v, full, d_.gpu_link,
-             ranged(1e-3, kMaxGpuLinkFactor, "a factor of the link bandwidth, 0.001 to 1000"));
-      } else if (key == "bandwidth_multiple") {
-        read(v, full, d_.bandwidth_multiple,
-             ranged(1.0 / 16, 16, "a multiple of link_bandwidth from 0.0625 (x/16) to 16"));
-      } else if (key == "link_latency") {
-        single(v, full, kWhy);
-        read(v, full, d_.link_latency, duration(kMaxLinkLatency));
-      } else if (key == "baseline") {
-        single(v, full, "one routing is the speedup's reference");
-        read(v, full, d_.baseline, baseline());
-      } else if (key == "alone") {
-        single(v, full, kWhy);
-        read(v, full, d_.alone, boolean());
-      } else if (key == "sample_interval") {
-        single(v, full, kWhy);
-        read(v, full, d_.sample_interval, duration(kMaxSampleInterval));
-      } else {
-        each_field(v, full, kAdaptiveKeys, [&](const std::string& k, const YAML::Node& a) {
-          const std::string name = full + "." + k;
-          single(a, name, kWhy);
-          if (k == "rule") {
-            read(a, name, d_.adaptive_rule, adaptive_rule());
-          } else {
-            read(a, name, k == "bias" ? d_.adaptive_bias : d_.split_slack,
-                 ranged(0, kMaxAdaptiveParameter, "flows, from 0 to 1000000"));
-          }
-        });
-      }
-    });
   }
 
   void workload(const YAML::Node& map) {
@@ -747,6 +509,9 @@ class Parser {
           auto [p, text] = pattern()(v, full);
           job.pattern = std::move(p);
           c[key] = text;
+        } else if (key == "class") {
+          job.traffic_class = read_class_name(r_, v, full, d_);
+          c[key] = job.traffic_class;
         } else {
           auto [a, text] = application()(v, full);
           job.application = std::move(a);
@@ -791,20 +556,7 @@ class Parser {
     if (!d_.hosts.given()) canonical_["topology.hosts"] = "all";
     if (!flow()) return;
     // Only for the flow model, so that static scenarios keep their hashes.
-    set_default(d_.nic, "timing.nic", NicPolicy{}, NicPolicy{}.to_string());
-    set_default(d_.gpu_link, "timing.gpu_link", 2.0, "2");
-    set_default(d_.link_latency, "timing.link_latency", 0.0, "0");
-    set_default(d_.bandwidth_multiple, "timing.bandwidth_multiple", 1.0, "1");
-    set_default(d_.baseline, "timing.baseline", std::string("dmodk"), "dmodk");
-    set_default(d_.alone, "timing.alone", std::uint8_t{0}, "false");
-    set_default(d_.sample_interval, "timing.sample_interval", 0.0, "0");
-    const AdaptiveRoutingOptions a;
-    set_default(d_.adaptive_rule, "timing.adaptive.rule", a.dragonfly.rule,
-                std::string(to_string(a.dragonfly.rule)));
-    set_default(d_.adaptive_bias, "timing.adaptive.bias", a.dragonfly.bias,
-                number_text(a.dragonfly.bias));
-    set_default(d_.split_slack, "timing.adaptive.split_slack", a.fat_tree.split_slack,
-                number_text(a.fat_tree.split_slack));
+    set_timing_defaults(*this);
   }
 
   /// The model is flow (it cannot be swept together with static: check_flow_only()).
@@ -889,10 +641,7 @@ class Parser {
     d_.hash = h;
   }
 
-  YamlReader r_;
   std::filesystem::path base_dir_;
-  Scenario::Draft& d_;
-  nlohmann::json canonical_ = nlohmann::json::object();
   nlohmann::json files_ = nlohmann::json::object();  // written path -> SHA-256 of the content
   std::uint32_t jobs_largest_nodes_ = 0;
   std::optional<YAML::Node> zip_;
@@ -928,6 +677,8 @@ std::vector<std::string> scenario_keys() {
   std::vector<std::string> out(kTopKeys.begin(), kTopKeys.end());
   add_dotted_keys(out, "timing", kTimingKeys);
   add_dotted_keys(out, "timing.adaptive", kAdaptiveKeys);
+  add_dotted_keys(out, "timing.classes[]", kClassKeys);
+  add_dotted_keys(out, "timing.background", kBackgroundKeys);
   add_dotted_keys(out, "topology", kTopologyKeys);
   add_dotted_keys(out, "topology.dragonfly", kDragonflyKeys);
   add_dotted_keys(out, "topology.megafly", kMegaflyKeys);
@@ -944,9 +695,11 @@ std::vector<std::string> sweepable_scenario_keys() {
     const bool container = k == "topology" || k == "workload" || k == "topology.dragonfly" ||
                            k == "topology.megafly" || k.starts_with("workload.jobs") ||
                            k == "workload.trace" || k == "workload.synthetic";
-    const bool single =
-        k == "timing" || (k.starts_with("timing.") && k != "timing.nic" && k != "timing.gpu_link" &&
-                          k != "timing.bandwidth_multiple");
+    const bool single = k == "timing" || k == "timing.background" ||
+                        k == "timing.background.class" ||
+                        (k.starts_with("timing.") && k != "timing.nic" && k != "timing.gpu_link" &&
+                         k != "timing.bandwidth_multiple" && k != "timing.qos" &&
+                         !k.starts_with("timing.background."));
     if (k != "name" && k != "zip" && k != "reference" && !container && !single) out.push_back(k);
   }
   return out;

@@ -89,6 +89,26 @@ struct ScenarioApplication {
   std::string text;
 };
 
+/// One traffic class of `timing.classes` (seed 004's QoS). In the real system a class is the
+/// service level its jobs' packets carry: class k of TimingSettings::classes is SL k.
+struct ScenarioClass {
+  static constexpr std::size_t kMax = 16;  // SLs 0..15
+  std::string name;
+  int priority = 0;    // 0..15: served before every class of a lower priority
+  double cap = 1;      // (0, 1]: the most of every link its traffic takes while others want it
+  bool borrow = true;  // above the cap, it still takes what no other class wants
+  bool operator==(const ScenarioClass&) const = default;
+};
+
+/// `timing.background` — seed 004's uniform random background traffic (BackgroundTraffic).
+struct BackgroundSettings {
+  std::uint32_t nodes = 0;        // its nodes, allocated after the jobs that start at 0
+  std::uint64_t bytes = 0;        // per message
+  double load = 0;                // (0, 1]: of each node's link bandwidth
+  double duration = 0;            // seconds; 0: as long as the other jobs run
+  std::size_t traffic_class = 0;  // index into TimingSettings::classes
+};
+
 /// `timing:` — the flow model's settings (model flow only).
 struct TimingSettings {
   NicPolicy nic;
@@ -99,6 +119,14 @@ struct TimingSettings {
   bool alone = false;               // also run every job alone (slowdown)
   double sample_interval = 0;       // seconds; 0: no link samples
   AdaptiveRoutingOptions adaptive;  // routing adaptive, and sdn-adaptive's adaptive jobs
+  /// Traffic classes by SL: [0] is `default` (priority 0, cap 1 unless the scenario lists it),
+  /// then the others in the order listed.
+  std::vector<ScenarioClass> classes{ScenarioClass{"default"}};
+  /// false: every message in one class, no priorities or caps (the same run without QoS).
+  bool qos = true;
+  /// The class of every job's collective messages (the allreduces); absent: the job's own.
+  std::optional<std::size_t> collectives;
+  std::optional<BackgroundSettings> background;
 };
 
 /// `trace:` — a Standard Workload Format file (seed 002 IV.A.1).
@@ -128,6 +156,8 @@ struct ScenarioJob {
   std::optional<ScenarioPattern> pattern;  // the run's pattern when absent
   /// Model flow: the job's application (see ScenarioRun::application for which one a job runs).
   std::optional<ScenarioApplication> application;
+  /// Model flow: its traffic class, by name (timing.classes); empty: `default`.
+  std::string traffic_class;
 };
 
 /// `jobs:` — explicit jobs, shared by every run of a sweep.

@@ -1,7 +1,8 @@
 // A parsed scenario before expansion: every field with its value, or its sweep's values, and
 // where each was written, so that a check that only a combination can fail (hosts beyond a swept
-// topology's) still names the line and column. Shared by scenario.cpp (parsing) and
-// scenario_expand.cpp (runs); nothing outside the scenario code includes it.
+// topology's) still names the line and column. Shared by the parsing (scenario.cpp,
+// scenario_timing.cpp, scenario_qos.cpp, scenario_sweeps.cpp) and scenario_expand.cpp (runs);
+// nothing outside the scenario code includes it.
 #pragma once
 
 #include <array>
@@ -15,6 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
+#include "common/yaml_reader.hpp"
 #include "sim_backend/scenario.hpp"
 
 namespace ibsdn {
@@ -100,6 +104,25 @@ struct Scenario::Draft {
   Field<DragonflyAdaptiveRule> adaptive_rule;
   Field<double> adaptive_bias;
   Field<double> split_slack;
+  // Traffic classes and background traffic (scenario_qos.cpp).
+  std::vector<ScenarioClass> classes{ScenarioClass{"default"}};
+  Field<std::uint8_t> qos;
+  std::string collectives;  // a class name; empty: each job's own
+  bool background_given = false;
+  Where background_at;
+  Field<std::uint32_t> background_nodes;
+  Field<std::uint64_t> background_bytes;
+  Field<double> background_load;
+  Field<double> background_duration;
+  std::string background_class = "default";
+  /// Every class a key names (jobs' `class`, `collectives`, the background's), for the check
+  /// after the document: classes may be listed after the keys that name them.
+  struct ClassRef {
+    std::string key;
+    std::string name;
+    Where at;
+  };
+  std::vector<ClassRef> class_refs;
 
   WorkloadKind workload_kind = WorkloadKind::kJobs;
   Field<ScenarioFile> trace_file;
@@ -122,6 +145,23 @@ struct Scenario::Draft {
 /// Builds run `index` (< draft.run_count) and checks what only the combination can fail.
 /// Throws ConfigError at the offending value, naming the run.
 ScenarioRun build_run(const Scenario::Draft& draft, std::size_t index);
+
+// scenario_qos.cpp: traffic classes and background traffic.
+inline constexpr std::array<std::string_view, 4> kClassKeys = {"name", "priority", "cap", "borrow"};
+inline constexpr std::array<std::string_view, 5> kBackgroundKeys = {"nodes", "bytes", "load",
+                                                                    "duration", "class"};
+/// `timing.classes`: a list of classes; returns their canonical form. Throws ConfigError.
+nlohmann::json read_traffic_classes(const YamlReader& r, const YAML::Node& list,
+                                    Scenario::Draft& d);
+/// A class name as `class:` and `collectives:` write it, recorded for check_class_names().
+std::string read_class_name(const YamlReader& r, const YAML::Node& n, const std::string& key,
+                            Scenario::Draft& d);
+/// After the document: every class named exists, and only the flow model names any.
+void check_class_names(const YamlReader& r, const Scenario::Draft& d, bool flow);
+/// The run's classes, QoS switch, collectives' class and background.
+void build_qos(const Scenario::Draft& d, std::span<const std::size_t> choice, TimingSettings& t);
+/// The index of class `name` (check_class_names() made sure it exists).
+std::size_t class_index(const Scenario::Draft& d, const std::string& name);
 
 /// Run `index`'s position in every group (the odometer: the last group turns fastest), and back.
 std::vector<std::size_t> group_positions(const Scenario::Draft& draft, std::size_t index);

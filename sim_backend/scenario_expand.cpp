@@ -186,6 +186,12 @@ ScenarioRun build_run(const Scenario::Draft& d, std::size_t index) {
     t.adaptive.dragonfly.bias = d.adaptive_bias.value(c);
     t.adaptive.dragonfly.seed = run.seed;
     t.adaptive.fat_tree.split_slack = d.split_slack.value(c);
+    build_qos(d, c, t);
+    if (t.background && t.background->nodes > run.topology.hosts) {
+      err.fail(d.background_nodes.where(c),
+               "timing.background.nodes: " + std::to_string(t.background->nodes) + " exceeds the " +
+                   std::to_string(run.topology.hosts) + " hosts the topology gives");
+    }
   }
   run.workload = build_workload(d, c, err, run.topology.hosts, run.ranks_per_node);
   return run;

@@ -213,6 +213,7 @@ std::vector<WorkloadJob> workload_jobs(const ScenarioRun& run, WorkloadCounts& c
     j.pattern = job_pattern(s.pattern ? *s.pattern : run.pattern, run.seed, i);
     j.own_pattern = s.pattern.has_value();
     j.application = s.application;
+    j.traffic_class = s.traffic_class;
     out.push_back(std::move(j));
   }
   counts.read = counts.selected = out.size();

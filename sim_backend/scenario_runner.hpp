@@ -30,6 +30,8 @@ struct WorkloadJob {
   bool own_pattern = false;  // an explicit job's own `pattern`
   /// An explicit job's own `application` (model flow).
   std::optional<ScenarioApplication> application;
+  /// An explicit job's own traffic class (model flow); empty: `default`.
+  std::string traffic_class;
 };
 
 /// What the workload gave, and what became of it.

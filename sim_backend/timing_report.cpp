@@ -27,6 +27,19 @@ std::string opt(const std::optional<double>& v) {
   return v ? format_number(*v) : std::string();
 }
 
+nlohmann::json classes_json(const TimingSettings& t) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t sl = 0; sl < t.classes.size(); ++sl) {
+    const ScenarioClass& c = t.classes[sl];
+    out.push_back({{"name", c.name},
+                   {"sl", sl},
+                   {"priority", c.priority},
+                   {"cap", c.cap},
+                   {"borrow", c.borrow}});
+  }
+  return out;
+}
+
 std::size_t jobs_not_run(const FlowOutcome& o) {
   return static_cast<std::size_t>(
       std::count_if(o.jobs.begin(), o.jobs.end(), [](const FlowJob& j) { return !j.sim; }));
@@ -120,8 +133,9 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
              "baseline_makespan,application,ranks,jobs,mean_comm_time,max_comm_time,"
              "baseline_mean_comm_time,mean_speedup,mean_vs_reference,status,lft_routing\n";
   jobs << banner
-       << "run,label,routing,job,application,nodes,ranks,start,end,total_time,compute_time,"
-          "comm_time,max_comm_time,slowdown,speedup,baseline_comm_time,vs_reference,status\n";
+       << "run,label,routing,job,application,class,nodes,ranks,start,end,total_time,"
+          "compute_time,comm_time,max_comm_time,slowdown,speedup,baseline_comm_time,vs_reference,"
+          "status\n";
   samples << banner << "run,routing,interval,start,link,bytes,utilisation\n";
   bool sampled = false;
 
@@ -151,7 +165,9 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
                            {"link_latency", t.link_latency},
                            {"bandwidth_multiple", t.bandwidth_multiple},
                            {"alone", t.alone},
-                           {"sample_interval", t.sample_interval}}},
+                           {"sample_interval", t.sample_interval},
+                           {"qos", t.qos},
+                           {"classes", classes_json(t)}}},
                          {"status", rec.status()}};
     if (!rec.outcome) {
       std::vector<std::string> f = head;
@@ -202,10 +218,14 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
                                     r.routing,
                                     num(j.id),
                                     csv_field(j.application),
+                                    j.traffic_class,
                                     num(std::size_t{j.nodes}),
                                     num(std::size_t{j.ranks})};
-      nlohmann::json jj = {
-          {"job", j.id}, {"application", j.application}, {"nodes", j.nodes}, {"ranks", j.ranks}};
+      nlohmann::json jj = {{"job", j.id},
+                           {"application", j.application},
+                           {"class", j.traffic_class},
+                           {"nodes", j.nodes},
+                           {"ranks", j.ranks}};
       if (!j.sim) {
         f.resize(f.size() + 10);
         f.push_back(csv_field(j.status));
@@ -229,6 +249,10 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
                    {"network_bytes", tj.network_bytes},
                    {"gpu_link_bytes", tj.gpu_link_bytes},
                    {"status", tj.status}});
+        if (j.background) {
+          jj["background_skipped"] = tj.skipped;
+          jj["background_unfinished"] = tj.unfinished;
+        }
         if (const auto sd = o.slowdown(j)) jj["slowdown"] = *sd;
         if (const auto v = vs_reference(o, j, ref)) jj["vs_reference"] = *v;
       }

@@ -1,5 +1,6 @@
 #include "sim_backend/timing_runner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -10,12 +11,16 @@
 #include "routing/default_tables.hpp"
 #include "sim_backend/app_model.hpp"
 #include "sim_backend/controller_routes.hpp"
+#include "sim_backend/run_report.hpp"
 #include "sim_backend/topology_spec.hpp"
 
 namespace ibsdn {
 namespace {
 
 constexpr double kBytesPerGbps = 1e9 / 8;
+// Mixed into the run's seed for the background's draws ("backgrnd"), so that they differ from
+// the jobs' patterns of the same seed.
+constexpr std::uint64_t kBackgroundSeed = 0x6261636b67726e64ULL;
 
 /// The application job `w` runs: its own, else its own pattern as a one-phase application, else
 /// the run's application, else the run's pattern as one.
@@ -39,6 +44,37 @@ std::unique_ptr<RouteSource> route_source(const std::string& routing, const Scen
   o.ranks_per_node = run.ranks_per_node;
   o.mapping = run.placement;
   return controller_routes(subnet, lfts, o, run.timing.adaptive);
+}
+
+/// The flow engine's classes: the scenario's, or with timing.qos false one plain class.
+std::vector<TrafficClass> engine_classes(const TimingSettings& t) {
+  if (!t.qos) return {TrafficClass{}};
+  std::vector<TrafficClass> out;
+  for (const ScenarioClass& c : t.classes) out.push_back({c.priority, c.cap, c.borrow});
+  return out;
+}
+
+std::uint8_t class_of(const TimingSettings& t, std::size_t index) {
+  return t.qos ? static_cast<std::uint8_t>(index) : 0;
+}
+
+/// timing.background as a job after the workload's (BackgroundTraffic): allocated after the
+/// jobs that start at 0, holding its nodes to the end.
+WorkloadJob background_job(const std::vector<WorkloadJob>& workload, const BackgroundSettings& b) {
+  WorkloadJob w;
+  for (const WorkloadJob& j : workload) w.id = std::max(w.id, j.id);
+  ++w.id;
+  w.nodes = b.nodes;
+  w.start = 0;
+  w.end = std::numeric_limits<double>::max();
+  return w;
+}
+
+std::string background_text(const BackgroundSettings& b) {
+  std::string text =
+      "background:bytes=" + std::to_string(b.bytes) + ",load=" + format_number(b.load);
+  if (b.duration > 0) text += ",duration=" + duration_to_string(b.duration);
+  return text;
 }
 
 std::string link_name(const Fabric& f, const Link& l) {
@@ -81,12 +117,15 @@ FlowOutcome run_flow_scenario(const ScenarioRun& run, const RunHooks& hooks) {
     out.link_bandwidth.push_back(link.gbps * kBytesPerGbps);
   }
 
-  const std::vector<WorkloadJob> workload = workload_jobs(run, out.counts);
+  std::vector<WorkloadJob> workload = workload_jobs(run, out.counts);
+  const TimingSettings& ts = run.timing;
+  const std::size_t measured = workload.size();
+  if (ts.background) workload.push_back(background_job(workload, *ts.background));
   const auto nodes = allocate_workload(run, subnet.fabric, workload);
   std::vector<TimingJob> jobs;
   for (std::size_t i = 0; i < workload.size(); ++i) {
     if (!nodes[i]) {
-      ++out.counts.not_placed;
+      if (i < measured) ++out.counts.not_placed;
       continue;
     }
     const WorkloadJob& w = workload[i];
@@ -101,6 +140,28 @@ FlowOutcome run_flow_scenario(const ScenarioRun& run, const RunHooks& hooks) {
     t.ranks_per_node = run.ranks_per_node;
     t.ranks = fj.ranks;
     t.mapping = run.placement;
+    if (i >= measured) {
+      const BackgroundSettings& b = *ts.background;
+      fj.background = true;
+      fj.ranks = w.nodes;
+      fj.application = background_text(b);
+      fj.traffic_class = ts.classes[b.traffic_class].name;
+      t.ranks_per_node = 1;
+      t.traffic_class = class_of(ts, b.traffic_class);
+      t.background = BackgroundTraffic{.bytes = static_cast<double>(b.bytes),
+                                       .load = b.load,
+                                       .duration = b.duration,
+                                       .seed = run.seed ^ kBackgroundSeed};
+      fj.sim = jobs.size();
+      jobs.push_back(std::move(t));
+      out.jobs.push_back(std::move(fj));
+      continue;
+    }
+    if (!w.traffic_class.empty()) fj.traffic_class = w.traffic_class;
+    for (std::size_t c = 0; c < ts.classes.size(); ++c) {
+      if (ts.classes[c].name == fj.traffic_class) t.traffic_class = class_of(ts, c);
+    }
+    if (ts.collectives) t.collective_class = class_of(ts, *ts.collectives);
     try {
       const AppSpec spec = job_application(run, w);
       fj.application = spec.to_string();
@@ -114,7 +175,7 @@ FlowOutcome run_flow_scenario(const ScenarioRun& run, const RunHooks& hooks) {
     }
     out.jobs.push_back(std::move(fj));
   }
-  out.counts.placed = out.jobs.size();
+  out.counts.placed = out.jobs.size() - (ts.background && nodes.back() ? 1 : 0);
 
   const bool alone = run.timing.alone;
   if (alone && jobs.size() > kMaxAloneJobs) {
@@ -128,6 +189,7 @@ FlowOutcome run_flow_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   options.gpu_link_factor = run.timing.gpu_link / run.timing.bandwidth_multiple;
   options.link_latency = run.timing.link_latency;
   options.sample_interval = run.timing.sample_interval;
+  options.flow.classes = engine_classes(run.timing);
 
   const bool baseline = run.timing.baseline != run.routing;
   const std::size_t total = 1 + (baseline ? 1 : 0) + (alone ? jobs.size() : 0);
@@ -154,7 +216,7 @@ FlowOutcome run_flow_scenario(const ScenarioRun& run, const RunHooks& hooks) {
     TimingOptions solo = options;
     solo.sample_interval = 0;
     for (FlowJob& fj : out.jobs) {
-      if (!fj.sim) continue;
+      if (!fj.sim || fj.background) continue;
       const auto routes = route_source(run.routing, run, subnet, tables.lfts);
       const TimingResult r = simulate_timing(
           subnet.fabric, std::span<const TimingJob>(&jobs[*fj.sim], 1), *routes, solo);

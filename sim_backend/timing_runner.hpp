@@ -27,8 +27,10 @@ struct FlowJob {
   /// Its index in FlowOutcome::result.jobs (and baseline's), or none when it could not run (its
   /// program does not fit its ranks): `status` says why.
   std::optional<std::size_t> sim;
-  std::string status;                 // when not simulated: "not run: why"
-  std::optional<double> alone_total;  // timing.alone: its total time by itself
+  std::string status;                     // when not simulated: "not run: why"
+  std::optional<double> alone_total;      // timing.alone: its total time by itself
+  std::string traffic_class = "default";  // its class's name (timing.classes)
+  bool background = false;                // timing.background's job: never run alone
 };
 
 struct FlowOutcome {

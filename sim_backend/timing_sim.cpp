@@ -1,7 +1,6 @@
 #include "sim_backend/timing_sim.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -11,161 +10,14 @@
 #include <utility>
 
 #include "routing/patterns/mapping.hpp"
+#include "sim_backend/background_traffic.hpp"
+#include "sim_backend/timing_job_plan.hpp"
 
 namespace ibsdn {
-
-NicPolicy NicPolicy::parse(std::string_view text) {
-  if (text == "fcfs") return {};
-  if (text == "rr") return {Kind::kRoundRobin, 0};
-  if (text.starts_with("rr-")) {
-    const std::string_view digits = text.substr(3);
-    std::uint32_t n = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-    if (ec == std::errc{} && end == digits.data() + digits.size() && !digits.empty() && n >= 1 &&
-        n <= kMaxN) {
-      return {Kind::kRoundRobinN, n};
-    }
-  }
-  throw std::invalid_argument("NIC scheduling '" + std::string(text) +
-                              "': expected fcfs, rr or rr-N with N in 1.." + std::to_string(kMaxN));
-}
-
-std::string NicPolicy::to_string() const {
-  switch (kind) {
-    case Kind::kFcfs:
-      return "fcfs";
-    case Kind::kRoundRobin:
-      return "rr";
-    case Kind::kRoundRobinN:
-      return "rr-" + std::to_string(n);
-  }
-  return "?";
-}
-
-std::size_t NicPolicy::limit() const {
-  switch (kind) {
-    case Kind::kFcfs:
-      return 1;
-    case Kind::kRoundRobin:
-      return std::numeric_limits<std::size_t>::max();
-    case Kind::kRoundRobinN:
-      return n;
-  }
-  return 1;
-}
-
-std::vector<TimingPhase> timing_phases(const AppProgram& program) {
-  std::vector<TimingPhase> phases;
-  phases.reserve(program.phases.size());
-  for (const AppPhase& p : program.phases) {
-    phases.push_back({.name = p.name,
-                      .iterations = p.iterations,
-                      .barrier_before = p.barrier_before,
-                      .compute = p.compute_s,
-                      .messages = p.messages});
-  }
-  return phases;
-}
-
-std::uint32_t TimingJob::rank_count() const {
-  return ranks != 0 ? ranks : static_cast<std::uint32_t>(nodes.size()) * ranks_per_node;
-}
 
 namespace {
 
 constexpr double kBytesPerGbps = 1e9 / 8;
-
-class LftRouteSource final : public RouteSource {
- public:
-  LftRouteSource(const Fabric& fabric, const LftSet& lfts) : fabric_(fabric), lfts_(lfts) {}
-  std::string job_started(const TimingJob& /*job*/, std::span<const NodeIdx> /*rank_node*/,
-                          double /*now*/) override {
-    return "ok";
-  }
-  void job_ended(std::uint64_t /*job*/, double /*now*/) override {}
-  void routes(std::uint64_t /*job*/, NodeIdx src, NodeIdx dst, const LinkState& /*links*/,
-              std::vector<std::vector<LinkId>>& out) override {
-    const std::uint64_t key = (std::uint64_t{src.value()} << 32) | dst.value();
-    auto it = cache_.find(key);
-    if (it == cache_.end()) {
-      Trace t = trace(fabric_, lfts_, src, dst);
-      if (!t.ok()) {
-        throw std::runtime_error("LFT route " + fabric_.node(src).name + " -> " +
-                                 fabric_.node(dst).name + ": " + t.error);
-      }
-      it = cache_.emplace(key, std::move(t.path)).first;
-    }
-    out.push_back(it->second);
-  }
-
- private:
-  const Fabric& fabric_;
-  const LftSet& lfts_;
-  std::unordered_map<std::uint64_t, Path> cache_;
-};
-
-class AdaptiveRouteSource final : public RouteSource {
- public:
-  AdaptiveRouteSource(const Fabric& fabric, const AdaptiveRoutingOptions& options)
-      : adaptive_(fabric, options) {}
-  std::string job_started(const TimingJob& /*job*/, std::span<const NodeIdx> /*rank_node*/,
-                          double /*now*/) override {
-    return "ok";
-  }
-  void job_ended(std::uint64_t /*job*/, double /*now*/) override {}
-  void routes(std::uint64_t /*job*/, NodeIdx src, NodeIdx dst, const LinkState& links,
-              std::vector<std::vector<LinkId>>& out) override {
-    // The draws' key: one per decision, in the simulation's (deterministic) order.
-    adaptive_.routes(src, dst, decisions_++, links.flows, paths_);
-    out.insert(out.end(), paths_.begin(), paths_.end());
-  }
-
- private:
-  AdaptiveRoutes adaptive_;
-  std::uint64_t decisions_ = 0;
-  std::vector<Path> paths_;
-};
-
-void check_job(const Fabric& fabric, const TimingJob& job) {
-  const auto fail = [&](const std::string& what) {
-    throw std::invalid_argument("timing: job " + std::to_string(job.id) + ": " + what);
-  };
-  if (!(job.start >= 0) || !std::isfinite(job.start)) fail("start is not a finite time >= 0");
-  if (job.nodes.empty()) fail("no nodes");
-  std::vector<NodeIdx> sorted = job.nodes;
-  std::sort(sorted.begin(), sorted.end());
-  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) fail("a node twice");
-  for (const NodeIdx n : job.nodes) {
-    if (!n.valid() || n.value() >= fabric.num_nodes() || !fabric.node(n).is_hca()) {
-      fail("node " + std::to_string(n.value()) + " is not a host of the fabric");
-    }
-  }
-  if (job.ranks_per_node == 0) fail("0 ranks per node");
-  const std::uint64_t places = std::uint64_t{job.nodes.size()} * job.ranks_per_node;
-  if (places > std::numeric_limits<std::uint32_t>::max()) fail("too many ranks");
-  const std::uint32_t ranks = job.rank_count();
-  if (ranks == 0 || ranks > places) {
-    fail(std::to_string(ranks) + " ranks on " + std::to_string(places) + " places");
-  }
-  if (job.phases.empty()) fail("no phase");
-  for (const TimingPhase& p : job.phases) {
-    const std::string where = "phase '" + p.name + "': ";
-    if (p.iterations == 0) fail(where + "0 iterations");
-    if (p.compute.size() != 1 && p.compute.size() != ranks) {
-      fail(where + std::to_string(p.compute.size()) + " compute times for " +
-           std::to_string(ranks) + " ranks (1 or one per rank)");
-    }
-    for (const double c : p.compute) {
-      if (!(c >= 0) || !std::isfinite(c)) fail(where + "a compute time not finite and >= 0");
-    }
-    for (const RankFlow& m : p.messages) {
-      if (m.src >= ranks || m.dst >= ranks || m.src == m.dst || m.bytes == 0) {
-        fail(where + "message " + std::to_string(m.src) + " -> " + std::to_string(m.dst) + " (" +
-             std::to_string(m.bytes) + " bytes): ranks out of range, equal, or no bytes");
-      }
-    }
-  }
-}
 
 class TimingRun {
  public:
@@ -178,7 +30,7 @@ class TimingRun {
         link_flows_(fabric) {
     std::vector<std::uint64_t> ids;
     for (const TimingJob& job : jobs) {
-      check_job(fabric, job);
+      check_timing_job(fabric, job);
       ids.push_back(job.id);
     }
     std::sort(ids.begin(), ids.end());
@@ -208,7 +60,8 @@ class TimingRun {
     }
     std::vector<std::uint64_t> done;
     while (!external_.empty() || engine_->next_event_time() != FlowEngine::kNever) {
-      if (jobs_left_ == 0 && only_samples_left()) break;
+      // Background traffic lasts as long as the other jobs (BackgroundTraffic).
+      if (jobs_left_ == 0 && (only_samples_left() || has_background_)) break;
       const double t_ext = external_.empty() ? FlowEngine::kNever : external_.top().time;
       done.clear();
       const double now = engine_->advance(std::min(t_ext, engine_->next_event_time()), done);
@@ -220,6 +73,9 @@ class TimingRun {
       }
     }
     if (options_.sample_interval > 0) record_sample();  // the last, partial interval
+    for (std::uint32_t j = 0; j < jobs_.size(); ++j) {
+      if (jobs_[j].background) finish_background(j);
+    }
     for (const JobState& js : jobs_) {
       if (!js.done) {
         throw std::logic_error("timing: job " + std::to_string(js.job->id) + " never finished");
@@ -238,11 +94,6 @@ class TimingRun {
  private:
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
-  struct PhasePlan {
-    std::vector<RankFlow> messages;        // sorted by source rank
-    std::vector<std::uint32_t> out_begin;  // per rank + 1: its messages' range
-    std::vector<std::uint32_t> in_degree;  // per rank: messages it receives per iteration
-  };
   struct RankState {
     std::uint32_t phase = 0;
     std::uint32_t iteration = 0;
@@ -259,6 +110,7 @@ class TimingRun {
   };
   struct JobState {
     const TimingJob* job = nullptr;
+    std::optional<BackgroundSender> background;
     std::vector<NodeIdx> rank_node;
     std::vector<std::uint32_t> rank_slot;  // the rank's GPU on its node
     std::vector<PhasePlan> phases;
@@ -278,16 +130,17 @@ class TimingRun {
     double bytes = 0;
     double posted = 0;
     double admitted = 0;
+    std::uint8_t traffic_class = 0;
     bool network = false;
     bool in_engine = false;  // admitted by its NIC (or on a GPU link), not yet delivered
     std::vector<std::vector<LinkId>> routes;  // a network message's, while in the engine
   };
   struct Ext {
-    enum Kind : std::uint8_t { kJobStart, kComputeEnd, kResume, kSample };
+    enum Kind : std::uint8_t { kJobStart, kComputeEnd, kResume, kSample, kInject };
     double time;
     Kind kind;
     std::uint32_t job;
-    std::uint32_t rank;  // kSample: the interval's end index
+    std::uint32_t rank;  // kSample: the interval's end index; kInject: the node's index
     std::uint64_t seq = 0;
   };
   struct ExtLater {
@@ -295,9 +148,21 @@ class TimingRun {
       return a.time != b.time ? a.time > b.time : a.seq > b.seq;
     }
   };
-  struct Nic {
+  /// One queue per traffic class, in the order the classes first came.
+  struct NicQueue {
+    std::uint8_t traffic_class = 0;
     std::deque<std::uint32_t> queue;
     std::size_t active = 0;
+  };
+  struct Nic {
+    std::vector<NicQueue> queues;
+    NicQueue& of(std::uint8_t c) {
+      for (NicQueue& q : queues) {
+        if (q.traffic_class == c) return q;
+      }
+      queues.push_back({c, {}, 0});
+      return queues.back();
+    }
   };
 
   void push(Ext e) {
@@ -312,6 +177,17 @@ class TimingRun {
   void plan(std::size_t j, const TimingJob& job) {
     JobState& js = jobs_[j];
     js.job = &job;
+    js.out.id = job.id;
+    if (job.background) {
+      // One sender per node; its messages are never between GPUs of one node.
+      js.rank_node = job.nodes;
+      js.out.ranks = static_cast<std::uint32_t>(job.nodes.size());
+      std::vector<double> bandwidth;
+      for (const NodeIdx n : job.nodes) bandwidth.push_back(host_bandwidth(n) * kBytesPerGbps);
+      js.background.emplace(*job.background, std::move(bandwidth));
+      has_background_ = true;
+      return;
+    }
     const std::uint32_t ranks = job.rank_count();
     js.rank_node = map_ranks(job.nodes, job.ranks_per_node, job.mapping, ranks);
     js.rank_slot.resize(ranks);
@@ -321,23 +197,9 @@ class TimingRun {
       std::uint32_t& k = gpus_[n.value()];
       k = std::max(k, job.ranks_per_node);
     }
-    for (const TimingPhase& p : job.phases) {
-      PhasePlan pp;
-      pp.messages = p.messages;
-      std::stable_sort(pp.messages.begin(), pp.messages.end(),
-                       [](const RankFlow& a, const RankFlow& b) { return a.src < b.src; });
-      pp.out_begin.assign(ranks + 1, 0);
-      pp.in_degree.assign(ranks, 0);
-      for (const RankFlow& m : pp.messages) {
-        ++pp.out_begin[m.src + 1];
-        ++pp.in_degree[m.dst];
-      }
-      for (std::uint32_t r = 0; r < ranks; ++r) pp.out_begin[r + 1] += pp.out_begin[r];
-      js.phases.push_back(std::move(pp));
-    }
+    for (const TimingPhase& p : job.phases) js.phases.push_back(plan_phase(job, p, ranks));
     js.ranks.resize(ranks);
     js.ranks_left = ranks;
-    js.out.id = job.id;
     js.out.ranks = ranks;
     ++jobs_left_;
   }
@@ -363,14 +225,7 @@ class TimingRun {
                                   std::to_string(kMaxLinks));
     }
     for (const std::uint32_t n : nodes) {
-      const Node& node = fabric_.node(NodeIdx{n});
-      double gbps = 0;
-      for (const Port& p : node.ports) {
-        if (p.connected()) gbps = std::max(gbps, p.gbps);
-      }
-      if (gbps <= 0) {
-        throw std::invalid_argument("timing: host " + node.name + " has no cabled port");
-      }
+      const double gbps = host_bandwidth(NodeIdx{n});
       gpu_base_[n] = static_cast<std::uint32_t>(links.size());
       const std::uint32_t k = gpus_[n];
       for (std::uint64_t i = 0; i < std::uint64_t{k} * (k - 1); ++i) {
@@ -379,6 +234,17 @@ class TimingRun {
       }
     }
     return links;
+  }
+
+  /// A host's link bandwidth (Gb/s): its fastest cabled port's.
+  double host_bandwidth(NodeIdx n) const {
+    const Node& node = fabric_.node(n);
+    double gbps = 0;
+    for (const Port& p : node.ports) {
+      if (p.connected()) gbps = std::max(gbps, p.gbps);
+    }
+    if (gbps <= 0) throw std::invalid_argument("timing: host " + node.name + " has no cabled port");
+    return gbps;
   }
 
   LinkId gpu_link(NodeIdx node, std::uint32_t a, std::uint32_t b) const {
@@ -404,6 +270,9 @@ class TimingRun {
         break;
       case Ext::kSample:
         sample(e.rank);
+        break;
+      case Ext::kInject:
+        inject(e.job, e.rank);
         break;
     }
   }
@@ -432,7 +301,54 @@ class TimingRun {
     js.out.start = now;
     js.out.status = routes_.job_started(*js.job, js.rank_node, now);
     apply_changes();
+    if (js.background) {
+      js.background->start(now);
+      for (std::uint32_t r = 0; r < js.rank_node.size(); ++r) {
+        push({js.background->first(r), Ext::kInject, j, r});
+      }
+      return;
+    }
     for (std::uint32_t r = 0; r < js.ranks.size(); ++r) progress(j, r);
+  }
+
+  /// A background node's injection time: a message to a drawn node, unless skipped.
+  void inject(std::uint32_t j, std::uint32_t r) {
+    JobState& js = jobs_[j];
+    BackgroundSender& b = *js.background;
+    const double now = engine_->now();
+    if (!b.injecting(now)) {
+      if (b.drained()) finish_background(j);
+      return;
+    }
+    push({now + b.period(r), Ext::kInject, j, r});
+    const std::optional<std::uint32_t> to = b.inject(r);
+    if (!to) return;
+    const std::uint32_t m = new_message();
+    Message& msg = messages_[m];
+    msg = Message{};
+    msg.job = j;
+    msg.src = r;
+    msg.dst = *to;
+    msg.bytes = js.job->background->bytes;
+    msg.posted = now;
+    msg.traffic_class = js.job->traffic_class;
+    msg.network = true;
+    ++result_.messages;
+    enqueue(js.rank_node[r], m);
+  }
+
+  void finish_background(std::uint32_t j) {
+    JobState& js = jobs_[j];
+    if (js.done) return;
+    js.done = true;
+    js.out.end = engine_->now();
+    if (!js.started) js.out.start = js.out.end;
+    if (!js.started) {
+      js.out.status = "not started: its nodes were busy";
+      return;
+    }
+    js.background->report(js.out);
+    if (jobs_left_ != 0) release(j);  // stopped early (its duration): its nodes are free
   }
 
   /// Moves a rank on as far as it can go now: through iterations without compute or messages.
@@ -495,6 +411,7 @@ class TimingRun {
       msg.g = rs.g;
       msg.bytes = static_cast<double>(f.bytes);
       msg.posted = engine_->now();
+      msg.traffic_class = pp.cls[i];
       msg.network = false;
       msg.in_engine = false;
       msg.routes.clear();
@@ -509,8 +426,7 @@ class TimingRun {
       } else {
         msg.network = true;
         js.out.network_bytes += msg.bytes;
-        nic_[a.value()].queue.push_back(m);
-        admit(a);
+        enqueue(a, m);
       }
     }
   }
@@ -533,7 +449,7 @@ class TimingRun {
                     .size = msg.bytes,
                     .routes = routes,
                     .rate_cap = 0,
-                    .traffic_class = jobs_[msg.job].job->traffic_class});
+                    .traffic_class = msg.traffic_class});
   }
 
   /// Counts a network message's routes on its links (LinkState::flows), or takes them off.
@@ -562,16 +478,22 @@ class TimingRun {
     }
   }
 
+  void enqueue(NodeIdx node, std::uint32_t m) {
+    nic_[node.value()].of(messages_[m].traffic_class).queue.push_back(m);
+    admit(node);
+  }
+
   void admit(NodeIdx node) {
-    Nic& nic = nic_[node.value()];
-    while (nic.active < options_.nic.limit() && !nic.queue.empty()) {
-      const std::uint32_t m = nic.queue.front();
-      nic.queue.pop_front();
-      ++nic.active;
-      Message& msg = messages_[m];
-      network_routes(m, msg.routes);
-      count_routes(msg.routes, true);
-      send(m, msg.routes);
+    for (NicQueue& q : nic_[node.value()].queues) {
+      while (q.active < options_.nic.limit() && !q.queue.empty()) {
+        const std::uint32_t m = q.queue.front();
+        q.queue.pop_front();
+        ++q.active;
+        Message& msg = messages_[m];
+        network_routes(m, msg.routes);
+        count_routes(msg.routes, true);
+        send(m, msg.routes);
+      }
     }
   }
 
@@ -597,8 +519,15 @@ class TimingRun {
     if (msg.network) {
       count_routes(msg.routes, false);
       const NodeIdx a = js.rank_node[msg.src];
-      --nic_[a.value()].active;
+      --nic_[a.value()].of(msg.traffic_class).active;
       admit(a);
+    }
+    if (js.background) {
+      js.background->delivered(msg.src, engine_->now() - msg.posted);
+      if (!js.background->injecting(engine_->now()) && js.background->drained()) {
+        finish_background(msg.job);
+      }
+      return;
     }
     RankState& src = js.ranks[msg.src];
     --src.sends_left;
@@ -618,11 +547,16 @@ class TimingRun {
     js.out.comm_time += rs.waited / static_cast<double>(js.ranks.size());
     js.out.max_comm_time = std::max(js.out.max_comm_time, rs.waited);
     if (--js.ranks_left != 0) return;
-    const double now = engine_->now();
     js.done = true;
-    js.out.end = now;
+    js.out.end = engine_->now();
     --jobs_left_;
-    routes_.job_ended(js.job->id, now);
+    release(j);
+  }
+
+  /// A job's nodes go to the jobs waiting for them.
+  void release(std::uint32_t j) {
+    const JobState& js = jobs_[j];
+    routes_.job_ended(js.job->id, engine_->now());
     for (const NodeIdx n : js.job->nodes) busy_[n.value()] = kNone;
     // Jobs waiting for nodes, in the order of their start time, then id; each takes its nodes
     // as it is found ready, so a later one cannot take them too.
@@ -690,7 +624,8 @@ class TimingRun {
   const TimingOptions& options_;
   std::size_t network_links_;
   std::vector<JobState> jobs_;
-  std::size_t jobs_left_ = 0;
+  std::size_t jobs_left_ = 0;  // not background
+  bool has_background_ = false;
   std::unordered_map<std::uint32_t, std::uint32_t> gpus_;      // node -> GPU slots in use
   std::unordered_map<std::uint32_t, std::uint32_t> gpu_base_;  // node -> first GPU link
   std::unique_ptr<FlowEngine> engine_;
@@ -708,15 +643,6 @@ class TimingRun {
 };
 
 }  // namespace
-
-std::unique_ptr<RouteSource> lft_routes(const Fabric& fabric, const LftSet& lfts) {
-  return std::make_unique<LftRouteSource>(fabric, lfts);
-}
-
-std::unique_ptr<RouteSource> adaptive_routes(const Fabric& fabric,
-                                             const AdaptiveRoutingOptions& options) {
-  return std::make_unique<AdaptiveRouteSource>(fabric, options);
-}
 
 TimingResult simulate_timing(const Fabric& fabric, std::span<const TimingJob> jobs,
                              RouteSource& routes, const TimingOptions& options) {

@@ -11,6 +11,9 @@
 //         one before is delivered;
 //   RR    every queued message at once, sharing the node's link (max-min);
 //   RR-N  the first N of the queue at once, the next admitted as one is delivered.
+// Each traffic class has its own queue on the NIC, as each InfiniBand virtual lane has (a
+// collective in a high class does not wait behind a halo in a low one); the policy applies per
+// queue, and the classes' priorities and caps share the links (max_min_sharing.hpp).
 // The flow model has no packets: a message holds its share of the NIC until its last byte is
 // delivered, so FCFS admits the next one a route latency later than a packet-level NIC would.
 //
@@ -36,6 +39,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,6 +82,24 @@ struct TimingPhase {
   std::vector<double> compute{0.0};
   /// What the ranks send in one iteration (bytes > 0, src != dst, both < the job's ranks).
   std::vector<RankFlow> messages;
+  /// Empty, or one flag per message: 1 for a collective's (AppPhase::collective).
+  std::vector<std::uint8_t> collective;
+};
+
+/// Seed 004's uniform random background traffic, as a job without phases: every node of the job
+/// sends a message of `bytes` to a node of the job drawn uniformly among the others, one every
+/// bytes / (load x the node's link bandwidth) seconds from a random offset within the first
+/// period (open loop: injection does not wait for deliveries). An injection that finds
+/// kMaxQueued of the node's messages undelivered is skipped (a full send queue). It injects
+/// until `duration` after its start, or with duration 0 until every job that is not background
+/// has ended; the run ends then, whatever background messages are still in flight.
+struct BackgroundTraffic {
+  static constexpr std::uint32_t kMaxQueued = 16;
+  double bytes = 0;        // per message, > 0, at most kMaxAppMessageBytes
+  double load = 0;         // (0, 1]: the share of the node's link bandwidth offered
+  double duration = 0;     // seconds, >= 0
+  std::uint64_t seed = 0;  // destinations and offsets
+  std::uint64_t max_messages = 10'000'000;  // injected at most; then it stops injecting
 };
 
 struct TimingJob {
@@ -88,7 +110,12 @@ struct TimingJob {
   std::uint32_t ranks = 0;  // 0: nodes x ranks_per_node
   Mapping mapping = Mapping::kBlock;
   std::vector<TimingPhase> phases;
+  /// The traffic class (FlowModelOptions::classes) of its messages, and of its collectives'
+  /// (TimingPhase::collective) when collective_class is set.
   std::uint8_t traffic_class = 0;
+  std::optional<std::uint8_t> collective_class;
+  /// A background job: no phases, one sender per node (BackgroundTraffic).
+  std::optional<BackgroundTraffic> background;
   [[nodiscard]] std::uint32_t rank_count() const;
 };
 
@@ -161,6 +188,9 @@ struct TimingOptions {
   std::function<void(const DeliveredMessage&)> on_delivered;
 };
 
+/// A background job's (TimingJob::background) messages are its `messages`, `network_bytes` the
+/// bytes delivered; `comm_time` is their mean time from injection to delivery, `max_comm_time`
+/// the longest (seed 004's measure of the background), `compute_time` 0, `end` when it stopped.
 struct TimedJob {
   std::uint64_t id = 0;
   double start = 0;
@@ -171,7 +201,9 @@ struct TimedJob {
   double max_comm_time = 0;  // the longest any rank waited
   std::uint64_t messages = 0;
   double network_bytes = 0;
-  double gpu_link_bytes = 0;  // between ranks of one node
+  double gpu_link_bytes = 0;     // between ranks of one node
+  std::uint64_t skipped = 0;     // background: injections skipped, the node's queue full
+  std::uint64_t unfinished = 0;  // background: messages still in flight when the run ended
   std::string status = "ok";
   [[nodiscard]] double total_time() const { return end - start; }
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -171,6 +172,34 @@ TEST(FlowModel, CappedClassNeverExceedsItsShareOfASaturatedLink) {
   expect_time(done[3], 2.0);
 }
 
+// Seed 004's caps hold while a link is oversubscribed: a borrowing class above its share takes
+// what no other class wants, and only that.
+TEST(FlowModel, BorrowingClassIsCappedOnlyWhileOthersWantTheLink) {
+  // Three class 0 flows on a link of 8, and a class 1 flow with cap `low_cap` unless absent.
+  const auto rates = [](std::optional<double> low_cap) {
+    MaxMinSharing sharing({8.0}, {TrafficClass{1, 0.25, true}, TrafficClass{0, 1.0}});
+    const std::vector<LinkId> route{LinkId(0)};
+    for (int i = 0; i < 3; ++i) sharing.add(route, 1.0, 0.0, 0);
+    if (low_cap) sharing.add(route, 1.0, *low_cap, 1);
+    std::vector<MaxMinSharing::FlowSlot> changed;
+    sharing.solve_all(changed);
+    std::vector<double> out;
+    for (MaxMinSharing::FlowSlot f = 0; f < (low_cap ? 4u : 3u); ++f)
+      out.push_back(sharing.rate(f));
+    return out;
+  };
+  const auto expect_rates = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_DOUBLE_EQ(got[i], want[i]) << i;
+  };
+  // Alone, class 0's three flows share the whole link.
+  expect_rates(rates(std::nullopt), std::vector<double>(3, 8.0 / 3.0));
+  // Against an uncapped class 1 flow: its share, 2, as without borrowing.
+  expect_rates(rates(0.0), {2.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 6.0});
+  // Class 1 wants only 1: class 0 takes its 2, then the 5 nobody wants: 7/3 per flow.
+  expect_rates(rates(1.0), {7.0 / 3.0, 7.0 / 3.0, 7.0 / 3.0, 1.0});
+}
+
 TEST(FlowModel, RefusesMalformedMessages) {
   const std::vector<FlowLink> links{{"l", 1, 0}};
   EXPECT_THROW(simulate_flows(links, {message(1, 0, 0, {0})}), std::invalid_argument);
@@ -218,7 +247,11 @@ RandomSystem random_system(std::uint64_t seed) {
   }
   // Every third seed: a low class, a capped top class, a middle one (index order is not
   // priority order).
-  if (seed % 3 == 0) s.classes = {TrafficClass{0, 1.0}, TrafficClass{5, 0.4}, TrafficClass{3, 0.9}};
+  // Every sixth seed, the capped classes borrow what the others leave.
+  if (seed % 3 == 0) {
+    const bool borrow = seed % 2 == 0;
+    s.classes = {TrafficClass{0, 1.0}, TrafficClass{5, 0.4, borrow}, TrafficClass{3, 0.9, borrow}};
+  }
   return s;
 }
 
@@ -298,6 +331,18 @@ std::vector<double> naive_classes(const RandomSystem& s) {
       rate[f] = r[f];
       for (const LinkId l : s.route[f]) left[l.value()] -= r[f];
     }
+  }
+  // Borrowing: one more filling of what is left, from each flow's rate up to its own cap.
+  RandomSystem more = s;
+  std::vector<bool> member(s.route.size());
+  for (std::size_t f = 0; f < member.size(); ++f) {
+    const TrafficClass& c = s.classes[s.cls[f]];
+    member[f] = c.borrow && c.link_share < 1 && (s.cap[f] == 0 || rate[f] < s.cap[f]);
+    if (s.cap[f] > 0) more.cap[f] = s.cap[f] - rate[f];
+  }
+  const std::vector<double> r = naive_max_min(more, left, member);
+  for (std::size_t f = 0; f < r.size(); ++f) {
+    if (member[f]) rate[f] += r[f];
   }
   return rate;
 }

@@ -1,7 +1,7 @@
 // The incremental re-solve of MaxMinSharing (max_min_sharing.hpp): after every start and end of a
 // flow, solve_touched() gives the rates a full re-solve gives, within 1e-9 relative, on random
-// fabrics, flow sets, weights, caps and traffic classes; and it re-solves what changes, not the
-// connected component.
+// fabrics, flow sets, weights, caps and traffic classes (borrowing ones too), and reports every
+// flow whose rate moved; and it re-solves what changes, not the connected component.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -72,11 +72,35 @@ TEST(MaxMinIncremental, FollowsAHigherClassIntoTheLowerOnes) {
   expect_rates(sharing, {d, e}, {4.0, 4.0});
 }
 
+// A borrowing class B (a quarter of a link of 8) beside a high class H. With H capped at 6, B has
+// its 2 and nothing to borrow; when H ends, B's class still gets 2 and borrows the other 6; a new
+// H capped at 3 leaves 5, B's 2 and 3 borrowed.
+TEST(MaxMinIncremental, BorrowingFollowsWhatTheOtherClassesLeave) {
+  MaxMinSharing sharing({8.0}, {TrafficClass{1, 1.0}, TrafficClass{0, 0.25, true}});
+  const Slot h = sharing.add(route_of({0}), 1.0, 6.0, 0);
+  const Slot b = sharing.add(route_of({0}), 1.0, 0.0, 1);
+  std::vector<Slot> changed;
+  sharing.solve_touched(changed);
+  expect_rates(sharing, {h, b}, {6.0, 2.0});
+  sharing.remove(h);
+  changed.clear();
+  sharing.solve_touched(changed);
+  expect_rates(sharing, {b}, {8.0});
+  EXPECT_EQ(changed, (std::vector<Slot>{b}));
+  const Slot h2 = sharing.add(route_of({0}), 1.0, 3.0, 0);
+  changed.clear();
+  sharing.solve_touched(changed);
+  expect_rates(sharing, {h2, b}, {3.0, 5.0});
+  std::sort(changed.begin(), changed.end());
+  EXPECT_EQ(changed, (std::vector<Slot>{std::min(h2, b), std::max(h2, b)}));
+}
+
 struct Fabric {
   std::size_t links;
   std::size_t flows;   // kept about this many active
   std::size_t events;  // starts and ends, each followed by a solve (or a few of them batched)
   bool classes;
+  bool borrowing = false;  // two of the classes borrow (classes only)
 };
 
 /// Summed over the solves of a history.
@@ -103,6 +127,11 @@ Work compare_histories(const Fabric& fabric, std::uint64_t seed, double* worst) 
     // index), a capped top class.
     classes = {TrafficClass{0, 1.0}, TrafficClass{5, 0.4}, TrafficClass{3, 0.9},
                TrafficClass{3, 1.0}};
+    // Borrowing: the capped top class and a capped low one borrow, the middle one stays capped.
+    if (fabric.borrowing) {
+      classes[1].borrow = true;
+      classes.push_back(TrafficClass{-1, 0.5, true});
+    }
   }
   MaxMinSharing inc(capacity, classes);
   MaxMinSharing full(capacity, classes);
@@ -117,6 +146,8 @@ Work compare_histories(const Fabric& fabric, std::uint64_t seed, double* worst) 
     return r;
   };
   std::vector<Slot> live;
+  // Every flow's rate as the changes solve_touched() reported leave it.
+  std::vector<double> reported;
   const auto start = [&] {
     const std::vector<LinkId> r = random_route();
     const double weight = weighted ? 0.2 + unit(rng) : 1.0;
@@ -125,6 +156,8 @@ Work compare_histories(const Fabric& fabric, std::uint64_t seed, double* worst) 
     const Slot s = inc.add(r, weight, cap, cls);
     EXPECT_EQ(full.add(r, weight, cap, cls), s);
     live.push_back(s);
+    reported.resize(std::max<std::size_t>(reported.size(), s + 1));
+    reported[s] = 0;
   };
   const auto end = [&] {
     const std::size_t i = rng() % live.size();
@@ -151,6 +184,7 @@ Work compare_histories(const Fabric& fabric, std::uint64_t seed, double* worst) 
     changed.clear();
     work.solved += inc.solve_touched(changed);
     work.moved += changed.size();
+    for (const Slot s : changed) reported[s] = inc.rate(s);
     work.active += live.size();
     full.solve_all(changed);
     for (const Slot s : live) {
@@ -158,9 +192,9 @@ Work compare_histories(const Fabric& fabric, std::uint64_t seed, double* worst) 
       const double got = inc.rate(s);
       const double err = std::abs(got - want) / std::max(want, 1e-3 * capacity[0]);
       *worst = std::max(*worst, err);
-      if (err > 1e-9) {
+      if (err > 1e-9 || reported[s] != got) {
         ADD_FAILURE() << "seed " << seed << " event " << e << " flow " << s << ": incremental "
-                      << got << ", full " << want;
+                      << got << " (reported " << reported[s] << "), full " << want;
         return work;
       }
     }
@@ -184,11 +218,15 @@ TEST_P(MaxMinIncrementalRandom, EqualsFullResolveAfterEveryEvent) {
 INSTANTIATE_TEST_SUITE_P(Fabrics, MaxMinIncrementalRandom,
                          ::testing::Values(Fabric{8, 12, 300, false}, Fabric{40, 150, 300, false},
                                            Fabric{300, 600, 200, false}, Fabric{8, 12, 300, true},
-                                           Fabric{40, 150, 300, true}, Fabric{300, 600, 200, true}),
+                                           Fabric{40, 150, 300, true}, Fabric{300, 600, 200, true},
+                                           Fabric{8, 12, 300, true, true},
+                                           Fabric{40, 150, 300, true, true},
+                                           Fabric{300, 600, 200, true, true}),
                          [](const ::testing::TestParamInfo<Fabric>& p) {
                            return std::to_string(p.param.links) + "_links_" +
                                   std::to_string(p.param.flows) + "_flows" +
-                                  (p.param.classes ? "_classes" : "");
+                                  (p.param.classes ? "_classes" : "") +
+                                  (p.param.borrowing ? "_borrowing" : "");
                          });
 
 // 2,000 to 8,000 flows of 1-6 links over 2,000 links form one connected component, but a start or

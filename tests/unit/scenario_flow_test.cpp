@@ -122,6 +122,52 @@ TEST(ScenarioFlow, StaticScenariosKeepTheirHash_FlowKeysChangeIt) {
   EXPECT_EQ(f.hash(), h.hash()) << "writing a default changes nothing";
 }
 
+constexpr const char* kQos = R"(name: q
+topology: {xgft: "2;4,4;1,4"}
+routing: dmodk
+model: flow
+application: nekbone
+timing:
+  classes:
+    - {name: app, priority: 2, cap: 0.7}
+    - {name: coll, priority: 3, cap: 0.1, borrow: false}
+    - {name: default, priority: 1}
+  collectives: coll
+  qos: [true, false]
+  background: {nodes: 4, bytes: 1M, load: [0.1, 0.3], class: default}
+workload: {jobs: [{nodes: 8, start: 0, end: 10, class: app}, {nodes: 2, start: 0, end: 10}]}
+)";
+
+TEST(ScenarioFlow, TrafficClassesAndBackground_Load) {
+  const Scenario s = parse(kQos);
+  ASSERT_EQ(s.run_count(), 4u) << "timing.qos x timing.background.load";
+  const ScenarioRun r = s.run(1);
+  EXPECT_EQ(r.label, "timing.qos=true timing.background.load=0.3");
+  const TimingSettings& t = r.timing;
+  ASSERT_EQ(t.classes.size(), 3u) << "default is SL 0 whether listed or not";
+  EXPECT_EQ(t.classes[0], (ScenarioClass{"default", 1, 1.0, true}));
+  EXPECT_EQ(t.classes[1], (ScenarioClass{"app", 2, 0.7, true}));
+  EXPECT_EQ(t.classes[2], (ScenarioClass{"coll", 3, 0.1, false}));
+  EXPECT_TRUE(t.qos);
+  EXPECT_EQ(t.collectives, std::optional<std::size_t>(2));
+  ASSERT_TRUE(t.background.has_value());
+  EXPECT_EQ(t.background->nodes, 4u);
+  EXPECT_EQ(t.background->bytes, 1u << 20);
+  EXPECT_EQ(t.background->load, 0.3);
+  EXPECT_EQ(t.background->duration, 0);
+  EXPECT_EQ(t.background->traffic_class, 0u);
+  EXPECT_FALSE(s.run(2).timing.qos);
+  const auto& jobs = *std::get<ExplicitJobs>(r.workload).jobs;
+  EXPECT_EQ(jobs[0].traffic_class, "app");
+  EXPECT_EQ(jobs[1].traffic_class, "");
+  // Without the keys: one class, QoS on (it changes nothing), no background.
+  const ScenarioRun plain = parse(kFlow).run(0);
+  EXPECT_EQ(plain.timing.classes, std::vector<ScenarioClass>{ScenarioClass{"default"}});
+  EXPECT_TRUE(plain.timing.qos);
+  EXPECT_FALSE(plain.timing.collectives.has_value());
+  EXPECT_FALSE(plain.timing.background.has_value());
+}
+
 struct BadFlow {
   std::string name;
   std::string text;
@@ -155,6 +201,14 @@ TEST_P(ScenarioFlowRejects, NamingFileLineAndColumn) {
 
 std::string flow(const std::string& line) {
   return std::string(kFlow) + line + "\n";
+}
+
+/// `{name: c0}, {name: c1}, ...`: n classes.
+std::string classes(int n) {
+  std::string list;
+  for (int i = 0; i < n; ++i)
+    list += (i ? ", " : "") + std::string("{name: c") + std::to_string(i) + "}";
+  return list;
 }
 
 std::string many_jobs(std::size_t n) {
@@ -247,6 +301,80 @@ timing: {alone: true}
 workload: {jobs: [)") +
                     many_jobs(kMaxAloneJobs + 1) + "]}\n",
                 6, "true", "timing.alone: 201 jobs would each run once more alone; at most 200"},
+        BadFlow{"ClassesNotAList", flow("timing: {classes: {name: a}}"), 7, "{name",
+                "timing.classes: expected a list of classes"},
+        BadFlow{"ClassWithoutName", flow("timing: {classes: [{priority: 1}]}"), 7, "{priority",
+                "timing.classes[0]: missing key 'name'"},
+        BadFlow{"ClassNameWithASpace", flow("timing: {classes: [{name: 'a b'}]}"), 7, "'a b'",
+                "timing.classes[0].name: 'a b' is not a class name"},
+        BadFlow{"ClassListedTwice", flow("timing: {classes: [{name: a}, {name: a}]}"), 7, "a}]",
+                "timing.classes[1].name: 'a' is listed twice (first at 7:27)"},
+        BadFlow{"ClassPriorityAbove15", flow("timing: {classes: [{name: a, priority: 16}]}"), 7,
+                "16", "timing.classes[0].priority: 16 is out of range"},
+        BadFlow{"ClassCapAsAPercentage", flow("timing: {classes: [{name: a, cap: 30}]}"), 7, "30",
+                "timing.classes[0].cap: 30 is out of range: a fraction of every link above 0 and "
+                "at most 1 (0.3, not 30)"},
+        BadFlow{"ClassCapZero", flow("timing: {classes: [{name: a, cap: 0}]}"), 7, "0}",
+                "timing.classes[0].cap: 0 is out of range"},
+        BadFlow{"ClassSwept", flow("timing: {classes: [{name: a, cap: [0.1, 0.2]}]}"), 7, "[0.1",
+                "timing.classes[0].cap: takes one value"},
+        BadFlow{"UnknownClassKey", flow("timing: {classes: [{name: a, prio: 1}]}"), 7, "prio",
+                "timing.classes[0]: unknown key 'prio'"},
+        BadFlow{"SeventeenClasses", flow("timing: {classes: [" + classes(17) + "]}"), 7, "[{",
+                "timing.classes: 17 classes; at most 16"},
+        BadFlow{"SixteenClassesBesidesDefault", flow("timing: {classes: [" + classes(16) + "]}"), 7,
+                "{name: c15}", "a 17th class with default"},
+        BadFlow{"UnknownJobClass",
+                R"(name: f
+topology: {xgft: "2;4,4;1,4"}
+routing: dmodk
+model: flow
+application: ring
+workload: {jobs: [{nodes: 2, start: 0, end: 10, class: gold}]}
+)",
+                6, "gold",
+                "workload.jobs[0].class: unknown class 'gold' (timing.classes has: "
+                "default)"},
+        BadFlow{"JobClassWithTheStaticModel",
+                R"(name: s
+topology: {xgft: "2;4,4;1,4"}
+routing: dmodk
+pattern: ring
+workload: {jobs: [{nodes: 2, start: 0, end: 10, class: default}]}
+)",
+                5, "default", "workload.jobs[0].class is for model flow only"},
+        BadFlow{"UnknownCollectivesClass", flow("timing: {collectives: fast}"), 7, "fast",
+                "timing.collectives: unknown class 'fast'"},
+        BadFlow{"QosNotABoolean", flow("timing: {qos: on}"), 7, "on", "timing.qos"},
+        BadFlow{"BackgroundWithoutLoad", flow("timing: {background: {nodes: 4, bytes: 1M}}"), 7,
+                "{nodes", "timing.background: missing key 'load'"},
+        BadFlow{"BackgroundOnOneNode",
+                flow("timing: {background: {nodes: 1, bytes: 1M, load: 0.1}}"), 7, "1,",
+                "timing.background.nodes: 1 is out of range"},
+        BadFlow{"BackgroundBeyondTheHosts",
+                flow("timing: {background: {nodes: 17, bytes: 1M, load: 0.1}}"), 7, "17",
+                "timing.background.nodes: 17 exceeds the 16 hosts the topology gives"},
+        BadFlow{"BackgroundLoadAsAPercentage",
+                flow("timing: {background: {nodes: 4, bytes: 1M, load: 20}}"), 7, "20",
+                "timing.background.load: 20 is out of range: a share of the link bandwidth above "
+                "0, at most 1 (0.2, not 20)"},
+        BadFlow{"BackgroundLoadZero", flow("timing: {background: {nodes: 4, bytes: 1M, load: 0}}"),
+                7, "0}", "timing.background.load: 0 is out of range"},
+        BadFlow{"BackgroundBytesZero",
+                flow("timing: {background: {nodes: 4, bytes: 0, load: 0.1}}"), 7, "0,",
+                "timing.background.bytes: '0' is out of range: 1 byte to 1T"},
+        BadFlow{"BackgroundBytesMalformed",
+                flow("timing: {background: {nodes: 4, bytes: 1X, load: 0.1}}"), 7, "1X",
+                "timing.background.bytes: '1X'"},
+        BadFlow{"BackgroundDurationWithoutUnit",
+                flow("timing: {background: {nodes: 4, bytes: 1M, load: 0.1, duration: 5}}"), 7,
+                "5}", "timing.background.duration: '5' needs a unit"},
+        BadFlow{"BackgroundUnknownClass",
+                flow("timing: {background: {nodes: 4, bytes: 1M, load: 0.1, class: bulk}}"), 7,
+                "bulk", "timing.background.class: unknown class 'bulk'"},
+        BadFlow{"BackgroundUnknownKey",
+                flow("timing: {background: {nodes: 4, bytes: 1M, rate: 0.1}}"), 7, "rate",
+                "timing.background: unknown key 'rate'"},
         BadFlow{"ZipOfAKeyNotSwept", swept("zip: [gpus_per_node, seed]\n"), 8, "seed",
                 "zip[0]: 'seed' is not swept in this scenario (the swept keys: topology.xgft, "
                 "routing, gpus_per_node)"},

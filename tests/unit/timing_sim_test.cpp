@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "routing/default_tables.hpp"
@@ -29,11 +30,11 @@ void expect_time(double got, double want, const std::string& what = "") {
 struct Tree {
   Fabric fabric;
   LftSet lfts;
-  explicit Tree(std::uint32_t gpus = 1) {
+  explicit Tree(std::uint32_t gpus = 1, std::vector<int> m = {4, 4}, std::vector<int> w = {1, 4}) {
     XgftParams p;
     p.h = 2;
-    p.m = {4, 4};
-    p.w = {1, 4};
+    p.m = std::move(m);
+    p.w = std::move(w);
     fabric = generate_xgft(p, static_cast<int>(gpus), kGbps);
     lfts = default_tables(fabric, sequential_lids(fabric)).lfts;
   }
@@ -261,6 +262,165 @@ TEST(TimingSim, NicPoliciesParseStrictly) {
   for (const char* bad : {"", "rr-", "rr-0", "rr-x", "rr-4x", "fifo", "RR", "rr-99999"}) {
     EXPECT_THROW(NicPolicy::parse(bad), std::invalid_argument) << bad;
   }
+}
+
+// --- Traffic classes and background traffic (seed 004) ---------------------------------
+
+/// XGFT(2;2,2;1,1): two leaves of two hosts under one spine. Host 0 -> host 2 and host 1 -> host
+/// 3 both cross leaf 0 -> spine -> leaf 1: two jobs that share links without sharing nodes.
+Tree one_spine() {
+  return Tree(1, {2, 2}, {1, 1});
+}
+
+TimingJob in_class(TimingJob j, std::uint8_t c) {
+  j.traffic_class = c;
+  return j;
+}
+
+TimingOptions with_classes(std::vector<TrafficClass> classes) {
+  TimingOptions o;
+  o.flow.classes = std::move(classes);
+  return o;
+}
+
+TEST(TimingQos, HighPriorityJobRunsAsFastAsAlone) {
+  const Tree t = one_spine();
+  const double ms = kSize / kBandwidth;
+  const std::vector<TimingJob> jobs{in_class(job_on(t, 1, {0, 2}, {{0, 1, kSize}}), 0),
+                                    in_class(job_on(t, 2, {1, 3}, {{0, 1, kSize}}), 1)};
+  // One class: the spine links are shared, both end at 2 ms.
+  const TimingResult shared = run(t, {in_class(jobs[0], 0), in_class(jobs[1], 0)});
+  expect_time(shared.jobs[0].end, 2 * ms);
+  expect_time(shared.jobs[1].end, 2 * ms);
+  // Class 0 above class 1: job 1 takes what it needs first (1 ms, its time alone), job 2 the rest.
+  const TimingResult prio = run(t, jobs, with_classes({{1, 1.0}, {0, 1.0}}));
+  expect_time(prio.jobs[0].end, ms);
+  expect_time(prio.jobs[1].end, 2 * ms);
+}
+
+TEST(TimingQos, CappedClassStaysUnderItsCapOnEveryLinkAndBorrowsOnlyWhatIsLeft) {
+  const Tree t = one_spine();
+  const double ms = kSize / kBandwidth;
+  const std::vector<TimingJob> jobs{in_class(job_on(t, 1, {0, 2}, {{0, 1, kSize}}), 0),
+                                    in_class(job_on(t, 2, {1, 3}, {{0, 1, kSize}}), 1)};
+  // Job 1 high but capped at a quarter; job 2 gets 3/4 and ends at 4/3 ms, when job 1 has sent a
+  // third. A hard cap keeps job 1 at a quarter (2/3 more take 8/3 ms): 4 ms.
+  TimingOptions o = with_classes({{1, 0.25}, {0, 1.0}});
+  o.sample_interval = ms / 2;
+  const TimingResult hard = run(t, jobs, o);
+  expect_time(hard.jobs[1].end, 4 * ms / 3);
+  expect_time(hard.jobs[0].end, 4 * ms);
+  // After 4/3 ms the hard-capped class is alone: every half millisecond from 1.5 ms on, every
+  // link it crosses carries exactly a quarter of its bandwidth.
+  std::size_t checked = 0;
+  for (const LinkSample& s : hard.samples) {
+    if (s.interval < 3 || s.interval >= 8) continue;
+    EXPECT_NEAR(s.bytes, 0.25 * kBandwidth * ms / 2, 1e-6) << "interval " << s.interval;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5u * 4u) << "5 intervals x 4 links (host, leaf-spine, spine-leaf, host)";
+  // Borrowing (seed 004: the cap holds while the link is oversubscribed): the rest at full rate.
+  o.flow.classes[0].borrow = true;
+  const TimingResult borrowing = run(t, jobs, o);
+  expect_time(borrowing.jobs[1].end, 4 * ms / 3);
+  expect_time(borrowing.jobs[0].end, 4 * ms / 3 + 2 * ms / 3);
+}
+
+TEST(TimingQos, CollectivesInAHighClassPassTheHaloOnTheNic) {
+  const Tree t = one_spine();
+  const double ms = kSize / kBandwidth;
+  // Rank 0 posts a halo message, then an allreduce's (a hundredth of it) to the same rank.
+  TimingJob j = job_on(t, 1, {0, 2}, {{0, 1, kSize}, {0, 1, kSize / 100}});
+  j.phases[0].collective = {0, 1};
+  std::vector<double> delivered;
+  TimingOptions o = with_classes({{0, 1.0}, {1, 1.0}});
+  o.on_delivered = [&](const DeliveredMessage& m) { delivered.push_back(m.delivered); };
+  // FCFS, one class: the collective waits for the halo.
+  (void)run(t, {j}, o);
+  ASSERT_EQ(delivered.size(), 2u);
+  expect_time(delivered[1], 1.01 * ms);
+  // In class 1 (above 0) it has its own NIC queue and the links first.
+  delivered.clear();
+  j.collective_class = 1;
+  const TimingResult r = run(t, {j}, o);
+  ASSERT_EQ(delivered.size(), 2u);
+  expect_time(delivered[0], 0.01 * ms);
+  expect_time(r.jobs[0].end, 1.01 * ms);
+}
+
+TimingJob background_on(const Tree& t, std::uint64_t id, std::vector<std::size_t> hosts,
+                        double load, double duration = 0) {
+  TimingJob j;
+  j.id = id;
+  for (const std::size_t h : hosts) j.nodes.push_back(t.host(h));
+  j.background =
+      BackgroundTraffic{.bytes = kSize / 10.0, .load = load, .duration = duration, .seed = 7};
+  return j;
+}
+
+TEST(TimingQos, BackgroundSlowsAJobUnlessItsClassIsAbove) {
+  const Tree t = one_spine();
+  const double ms = kSize / kBandwidth;
+  const TimingJob fg = job_on(t, 1, {0, 2}, {{0, 1, kSize}});
+  TimingJob bg = in_class(background_on(t, 2, {1, 3}, 0.8), 1);
+  // Same class: the background's messages share the spine links; the job takes longer.
+  const TimingResult same = run(t, {fg, in_class(bg, 0)});
+  EXPECT_GT(same.jobs[0].end, 1.2 * ms);
+  // Above the background: exactly its time alone. The background stops when the job ends.
+  const TimingResult above = run(t, {fg, bg}, with_classes({{1, 1.0}, {0, 1.0}}));
+  expect_time(above.jobs[0].end, ms);
+  EXPECT_EQ(above.jobs[1].end, above.jobs[0].end);
+  EXPECT_EQ(above.jobs[1].status, "background");
+  // Each node offers 0.8 of its link in tenth-millisecond messages: one every 0.125 ms from an
+  // offset below that, 8 in the job's 1 ms. Host 1's cross the spine behind the job and none
+  // arrives; host 3's go the other way, 0.1 ms each one after the other: 6 to 8 arrive.
+  const TimedJob& b = above.jobs[1];
+  EXPECT_EQ(b.messages + b.unfinished, 16u);
+  EXPECT_GE(b.messages, 6u);
+  EXPECT_LE(b.messages, 8u);
+  expect_time(b.max_comm_time, 0.1 * ms);
+}
+
+TEST(TimingQos, BackgroundWithADurationStopsAndDrains) {
+  const Tree t = one_spine();
+  const double ms = kSize / kBandwidth;
+  // 0.2 ms of background at half load in tenth-millisecond messages, then nothing: the job (10
+  // ms of compute, then a small message) outlasts it.
+  const TimingJob fg = job_on(t, 1, {0, 2}, {{0, 1, 1000}}, 1, 10 * ms);
+  const TimingResult r = run(t, {fg, background_on(t, 2, {1, 3}, 0.5, 0.2 * ms)});
+  const TimedJob& b = r.jobs[1];
+  // A message every 0.2 ms per node from an offset below 0.2 ms: one each before the end. They
+  // cross the spine in opposite directions: 0.1 ms each, undisturbed.
+  EXPECT_EQ(b.unfinished, 0u);
+  EXPECT_EQ(b.messages, 2u);
+  expect_time(b.comm_time, 0.1 * ms);
+  expect_time(b.max_comm_time, 0.1 * ms);
+  // It ends at its first injection time past the duration (the last delivery is before it).
+  EXPECT_GE(b.end, 0.2 * ms);
+  EXPECT_LT(b.end, 0.4 * ms);
+  expect_time(r.jobs[0].end, 10 * ms + 1000 / kBandwidth);
+}
+
+TEST(TimingQos, RefusesBadBackgroundJobs) {
+  const Tree t = one_spine();
+  const auto refused = [&](TimingJob j, const std::string& says) {
+    try {
+      (void)run(t, {j});
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refused(background_on(t, 1, {1}, 0.5), "2 nodes or more");
+  refused(background_on(t, 1, {1, 3}, 0), "load not in (0, 1]");
+  refused(background_on(t, 1, {1, 3}, 1.5), "load not in (0, 1]");
+  refused(background_on(t, 1, {1, 3}, 0.5, -1), "duration");
+  TimingJob phased = background_on(t, 1, {1, 3}, 0.5);
+  phased.phases = job_on(t, 1, {1, 3}, {}).phases;
+  refused(phased, "no phases");
+  TimingJob flags = job_on(t, 1, {0, 2}, {{0, 1, kSize}});
+  flags.phases[0].collective = {1, 0};
+  refused(flags, "collective flags for 2 of 1 messages");
 }
 
 }  // namespace
