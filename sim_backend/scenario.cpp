@@ -699,7 +699,7 @@ std::vector<std::string> sweepable_scenario_keys() {
                         k == "timing.background.class" ||
                         (k.starts_with("timing.") && k != "timing.nic" && k != "timing.gpu_link" &&
                          k != "timing.bandwidth_multiple" && k != "timing.qos" &&
-                         !k.starts_with("timing.background."));
+                         k != "timing.elephants" && !k.starts_with("timing.background."));
     if (k != "name" && k != "zip" && k != "reference" && !container && !single) out.push_back(k);
   }
   return out;

@@ -118,6 +118,9 @@ struct TimingSettings {
   std::string baseline = "dmodk";   // the routing the speedup column is held against
   bool alone = false;               // also run every job alone (slowdown)
   double sample_interval = 0;       // seconds; 0: no link samples
+  /// The controller is told only the rank pairs that send at least this many bytes in one pass
+  /// of a job's program (thesis 4.1, user-identified elephants); 0: every pair.
+  std::uint64_t elephant_bytes = 0;
   AdaptiveRoutingOptions adaptive;  // routing adaptive, and sdn-adaptive's adaptive jobs
   /// Traffic classes by SL: [0] is `default` (priority 0, cap 1 unless the scenario lists it),
   /// then the others in the order listed.

@@ -101,6 +101,7 @@ struct Scenario::Draft {
   Field<std::string> baseline;
   Field<std::uint8_t> alone;
   Field<double> sample_interval;
+  Field<std::uint64_t> elephant_bytes;
   Field<DragonflyAdaptiveRule> adaptive_rule;
   Field<double> adaptive_bias;
   Field<double> split_slack;

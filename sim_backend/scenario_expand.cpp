@@ -182,6 +182,7 @@ ScenarioRun build_run(const Scenario::Draft& d, std::size_t index) {
     t.baseline = d.baseline.value(c);
     t.alone = d.alone.value(c) != 0;
     t.sample_interval = d.sample_interval.value(c);
+    t.elephant_bytes = d.elephant_bytes.value(c);
     t.adaptive.dragonfly.rule = d.adaptive_rule.value(c);
     t.adaptive.dragonfly.bias = d.adaptive_bias.value(c);
     t.adaptive.dragonfly.seed = run.seed;

@@ -145,10 +145,11 @@ class FieldReader {
 // scenario_timing.cpp: `timing:`, read whatever the model (the document refuses it unless the
 // model is flow), and its defaults (the flow model's only, so that static scenarios keep their
 // hashes).
-inline constexpr std::array<std::string_view, 12> kTimingKeys = {
+inline constexpr std::array<std::string_view, 13> kTimingKeys = {
     "nic",      "gpu_link", "link_latency",    "bandwidth_multiple",
     "baseline", "alone",    "sample_interval", "adaptive",
-    "classes",  "qos",      "collectives",     "background"};
+    "classes",  "qos",      "collectives",     "background",
+    "elephants"};
 inline constexpr std::array<std::string_view, 3> kAdaptiveKeys = {"rule", "bias", "split_slack"};
 void read_timing(FieldReader& f, const YAML::Node& map);
 void set_timing_defaults(FieldReader& f);

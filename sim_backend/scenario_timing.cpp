@@ -49,6 +49,8 @@ class TimingSection {
       } else if (key == "sample_interval") {
         f_.single(v, full, kWhy);
         f_.read(v, full, d_.sample_interval, duration(kMaxSampleInterval));
+      } else if (key == "elephants") {
+        f_.read(v, full, d_.elephant_bytes, byte_count(true));
       } else if (key == "classes" || key == "qos" || key == "collectives" || key == "background") {
         qos(key, v);
       } else {
@@ -91,7 +93,7 @@ class TimingSection {
       if (k == "nodes") {
         f_.read(b, name, d_.background_nodes, f_.integer<std::uint32_t>(2, kMaxHosts));
       } else if (k == "bytes") {
-        f_.read(b, name, d_.background_bytes, byte_count());
+        f_.read(b, name, d_.background_bytes, byte_count(false));
       } else if (k == "load") {
         f_.read(b, name, d_.background_load,
                 ranged(std::nextafter(0.0, 1.0), 1,
@@ -137,15 +139,18 @@ class TimingSection {
     };
   }
 
-  // A message size as applications write it (`1M`, `64K`, `4096`), 1 byte .. 1 TiB.
-  ReadOne<std::uint64_t> byte_count() const {
-    return [this](const YAML::Node& n, const std::string& key) {
+  // A message size as applications write it (`1M`, `64K`, `4096`), 1 byte .. 1 TiB; with
+  // `zero`, also `0`.
+  ReadOne<std::uint64_t> byte_count(bool zero) const {
+    return [this, zero](const YAML::Node& n, const std::string& key) {
       const std::string text = r_.string(n, key);
+      if (zero && text == "0") return std::pair<std::uint64_t, std::string>{0, "0"};
       std::string why;
       const std::optional<std::uint64_t> v = parse_byte_count(text, &why);
       if (!v) r_.fail(n, key + ": " + quote_for_message(text) + " " + why);
       if (*v == 0 || *v > kMaxAppMessageBytes) {
-        r_.fail(n, key + ": " + quote_for_message(text) + " is out of range: 1 byte to 1T");
+        r_.fail(n, key + ": " + quote_for_message(text) +
+                       " is out of range: " + (zero ? "0, or 1 byte to 1T" : "1 byte to 1T"));
       }
       return std::pair<std::uint64_t, std::string>{*v, std::to_string(*v)};
     };
@@ -191,6 +196,7 @@ void set_timing_defaults(FieldReader& f) {
   f.set_default(d.baseline, "timing.baseline", std::string("dmodk"), "dmodk");
   f.set_default(d.alone, "timing.alone", std::uint8_t{0}, "false");
   f.set_default(d.sample_interval, "timing.sample_interval", 0.0, "0");
+  f.set_default(d.elephant_bytes, "timing.elephants", std::uint64_t{0}, "0");
   f.set_default(d.qos, "timing.qos", std::uint8_t{1}, "true");
   if (d.background_given) {
     f.set_default(d.background_duration, "timing.background.duration", 0.0, "0");

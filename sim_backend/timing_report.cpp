@@ -166,6 +166,7 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
                            {"bandwidth_multiple", t.bandwidth_multiple},
                            {"alone", t.alone},
                            {"sample_interval", t.sample_interval},
+                           {"elephants", t.elephant_bytes},
                            {"qos", t.qos},
                            {"classes", classes_json(t)}}},
                          {"status", rec.status()}};

@@ -43,7 +43,8 @@ std::unique_ptr<RouteSource> route_source(const std::string& routing, const Scen
   o.load_guard = run.load_guard;
   o.ranks_per_node = run.ranks_per_node;
   o.mapping = run.placement;
-  return controller_routes(subnet, lfts, o, run.timing.adaptive);
+  return controller_routes(subnet, lfts, o, run.timing.adaptive,
+                           static_cast<double>(run.timing.elephant_bytes));
 }
 
 /// The flow engine's classes: the scenario's, or with timing.qos false one plain class.

@@ -44,6 +44,7 @@ TEST(ScenarioFlow, EveryTimingKey_Loads) {
   baseline: sdn-optimal
   alone: true
   sample_interval: 1ms
+  elephants: 64K
   adaptive: {rule: ugal-g, bias: 2, split_slack: 0.5}
 )");
   const ScenarioRun r = s.run(0);
@@ -59,6 +60,7 @@ TEST(ScenarioFlow, EveryTimingKey_Loads) {
   EXPECT_EQ(t.baseline, "sdn-optimal");
   EXPECT_TRUE(t.alone);
   EXPECT_EQ(t.sample_interval, 1e-3);
+  EXPECT_EQ(t.elephant_bytes, 65536u);
   EXPECT_EQ(t.adaptive.dragonfly.rule, DragonflyAdaptiveRule::kUgalGlobal);
   EXPECT_EQ(t.adaptive.dragonfly.bias, 2);
   EXPECT_EQ(t.adaptive.fat_tree.split_slack, 0.5);
@@ -75,6 +77,7 @@ TEST(ScenarioFlow, OmittedTiming_TakesTheDocumentedDefaults) {
   EXPECT_EQ(t.baseline, "dmodk");
   EXPECT_FALSE(t.alone);
   EXPECT_EQ(t.sample_interval, 0);
+  EXPECT_EQ(t.elephant_bytes, 0u) << "every pair is the controller's";
   EXPECT_EQ(t.adaptive.dragonfly.rule, DragonflyAdaptiveRule::kProgressive);
   EXPECT_EQ(t.adaptive.dragonfly.bias, 3);
   EXPECT_EQ(t.adaptive.fat_tree.split_slack, 1);
@@ -278,6 +281,10 @@ workload: {jobs: [{nodes: 2, start: 0, end: 10}]}
         BadFlow{"AloneNotABoolean", flow("timing: {alone: yes}"), 7, "yes", "timing.alone"},
         BadFlow{"NegativeSampleInterval", flow("timing: {sample_interval: -1ms}"), 7, "-1ms",
                 "timing.sample_interval: '-1ms' is negative"},
+        BadFlow{"ElephantsNegative", flow("timing: {elephants: -1}"), 7, "-1",
+                "timing.elephants: '-1'"},
+        BadFlow{"ElephantsZeroWithAUnit", flow("timing: {elephants: 0K}"), 7, "0K",
+                "timing.elephants: '0K' is out of range: 0, or 1 byte to 1T"},
         BadFlow{"UnknownAdaptiveRule", flow("timing: {adaptive: {rule: minimal}}"), 7, "minimal",
                 "timing.adaptive.rule: 'minimal' is not one of par, ugal-l, ugal-g"},
         BadFlow{"NegativeBias", flow("timing: {adaptive: {bias: -1}}"), 7, "-1",
