@@ -150,7 +150,7 @@ class TimingSection {
       if (!v) r_.fail(n, key + ": " + quote_for_message(text) + " " + why);
       if (*v == 0 || *v > kMaxAppMessageBytes) {
         r_.fail(n, key + ": " + quote_for_message(text) +
-                       " is out of range: " + (zero ? "0, or 1 byte to 1T" : "1 byte to 1T"));
+                       " is out of range: " + (zero ? "0, or 1 byte to 1024G" : "1 byte to 1024G"));
       }
       return std::pair<std::uint64_t, std::string>{*v, std::to_string(*v)};
     };
