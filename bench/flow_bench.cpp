@@ -1,43 +1,66 @@
 // The flow-level model's re-solve cost (issue 12, "Figures to measure"): the median time of one
 // incremental re-solve (after one flow ends and another starts) with 10k and 100k active flows on
-// a 10,240-link fabric, as a ratio to a full re-solve in the same run (thread CPU time).
+// a ~10k-link fabric, as a ratio to a full re-solve in the same run (thread CPU time).
 //
-// Two traffic layouts:
-//   spread    routes of 4-6 links drawn over all the links: one connected component holds nearly
-//             every flow;
-//   confined  the links in 64 groups of 160 and every route inside one group, as jobs confined
-//             to subtrees.
+// Three traffic layouts:
+//   fat-tree  a fabric: XGFT(3;16,16,6;1,16,16), 1536 nodes and 9216 links at 100 Gb/s, every flow
+//             between two random nodes on the route its DmodK LFTs give;
+//   spread    the worst case: 10,240 links of 1x-4x 12.5 GB/s and routes of 4-6 links drawn over
+//             all of them, so any two flows may share a link and one start or end moves most
+//             rates (no fabric's routes cross that evenly);
+//   confined  the same links in 64 groups of 160 and every route inside one group, as jobs
+//             confined to subtrees.
 // Beside the times: how many flows the incremental re-solve re-solved, and how many moved (the new
 // flow, and those whose rate changed by more than 1e-9 relative). An exact re-solve has to give
-// every moved flow its new rate, so "moved" bounds what any incremental scheme can save.
+// every moved flow its new rate, so "moved" bounds what any incremental scheme can save. "as run"
+// is solve_touched() as the flow model calls it, which solves in full for a while after an
+// incremental solve re-solved most flows (MaxMinSharing::set_full_fallback).
 //
-//   flow_bench            both layouts, 10k and 100k flows
+//   flow_bench            the three layouts, 10k and 100k flows
 //   flow_bench --quick    10k flows only, for smoke runs
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "bench/median.hpp"
+#include "routing/default_tables.hpp"
+#include "routing/xgft.hpp"
 #include "sim_backend/max_min_sharing.hpp"
+#include "sim_backend/timing_sim.hpp"
 
 namespace ibsdn {
 namespace {
 
 constexpr std::uint32_t kLinks = 10'240;
 constexpr std::uint32_t kGroups = 64;
+constexpr const char* kTree = "3;16,16,6;1,16,16";
 
-struct Layout {
-  const char* name;
-  std::uint32_t groups;  // routes stay inside one of this many equal link groups
+/// Where flows go: the links' capacities, and a route per flow.
+class Layout {
+ public:
+  virtual ~Layout() = default;
+  [[nodiscard]] virtual const char* name() const = 0;
+  [[nodiscard]] virtual std::vector<double> capacities(std::mt19937_64& rng) const = 0;
+  virtual std::vector<LinkId> next() = 0;
 };
 
-class Routes {
+/// Random routes over synthetic links, inside one of `groups` equal link groups.
+class RandomLinks : public Layout {
  public:
-  Routes(std::uint32_t groups, std::uint64_t seed) : groups_(groups), rng_(seed) {}
-  std::vector<LinkId> next() {
+  RandomLinks(const char* name, std::uint32_t groups, std::uint64_t seed)
+      : name_(name), groups_(groups), rng_(seed) {}
+  [[nodiscard]] const char* name() const override { return name_; }
+  [[nodiscard]] std::vector<double> capacities(std::mt19937_64& rng) const override {
+    // Link rates from 1x to 4x a base of 12.5 GB/s (mixed generations, tapered levels).
+    std::vector<double> capacity(kLinks);
+    for (double& c : capacity) c = 12.5e9 * (1 + static_cast<double>(rng() % 4));
+    return capacity;
+  }
+  std::vector<LinkId> next() override {
     const std::uint32_t per = kLinks / groups_;
     const std::uint32_t base = static_cast<std::uint32_t>(rng_() % groups_) * per;
     const std::size_t hops = 4 + rng_() % 3;
@@ -52,8 +75,41 @@ class Routes {
   }
 
  private:
+  const char* name_;
   std::uint32_t groups_;
   std::mt19937_64 rng_;
+};
+
+/// Random node pairs of a fat-tree on their DmodK routes.
+class FatTree : public Layout {
+ public:
+  explicit FatTree(std::uint64_t seed)
+      : fabric_(generate_xgft(XgftParams::parse(kTree), 1, 100.0)),
+        lfts_(default_tables(fabric_, sequential_lids(fabric_)).lfts),
+        routes_(lft_routes(fabric_, lfts_)),
+        rng_(seed) {}
+  [[nodiscard]] const char* name() const override { return "fat-tree"; }
+  [[nodiscard]] std::vector<double> capacities(std::mt19937_64& /*rng*/) const override {
+    std::vector<double> capacity;
+    for (const Link& l : fabric_.links()) capacity.push_back(l.gbps * 1e9 / 8);
+    return capacity;
+  }
+  std::vector<LinkId> next() override {
+    const std::vector<NodeIdx>& nodes = fabric_.hcas();
+    const NodeIdx src = nodes[rng_() % nodes.size()];
+    NodeIdx dst = src;
+    while (dst == src) dst = nodes[rng_() % nodes.size()];
+    found_.clear();
+    routes_->routes(0, src, dst, LinkState{}, found_);
+    return found_.front();
+  }
+
+ private:
+  Fabric fabric_;
+  LftSet lfts_;  // routes_ reads them
+  std::unique_ptr<RouteSource> routes_;
+  std::mt19937_64 rng_;
+  std::vector<std::vector<LinkId>> found_;
 };
 
 /// The thread's CPU time (ms): on a shared machine the wall clock also counts other processes'
@@ -64,24 +120,29 @@ double cpu_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
 }
 
-void measure(const Layout& layout, std::size_t flows, int repeats) {
+void measure(Layout& routes, std::size_t flows, int repeats) {
   std::mt19937_64 rng(flows);
   std::uniform_real_distribution<double> unit(0, 1);
-  std::vector<double> capacity(kLinks);
-  // Link rates from 1x to 4x a base of 12.5 GB/s (mixed generations, tapered levels).
-  for (double& c : capacity) c = 12.5e9 * (1 + static_cast<double>(rng() % 4));
+  // `sharing` solves every event incrementally (the figure); `as_run` as the flow model does,
+  // falling back to full solves while most rates move (MaxMinSharing::set_full_fallback).
+  const std::vector<double> capacity = routes.capacities(rng);
   MaxMinSharing sharing(capacity);
-  Routes routes(layout.groups, flows + layout.groups);
+  sharing.set_full_fallback(false);
+  MaxMinSharing as_run(capacity);
   std::vector<MaxMinSharing::FlowSlot> live;
   for (std::size_t i = 0; i < flows; ++i) {
     const double cap = unit(rng) < 0.1 ? 5e9 : 0.0;
-    live.push_back(sharing.add(routes.next(), 1.0, cap));
+    const std::vector<LinkId> route = routes.next();
+    live.push_back(sharing.add(route, 1.0, cap));
+    as_run.add(route, 1.0, cap);
   }
   std::vector<MaxMinSharing::FlowSlot> changed;
   sharing.solve_all(changed);
+  as_run.solve_all(changed);
 
   std::vector<double> inc_ms;
   std::vector<double> full_ms;
+  std::vector<double> run_ms;
   std::vector<double> solved;
   std::vector<double> moved;
   std::vector<double> before(flows);  // slots are reused: there are never more than `flows`
@@ -90,7 +151,10 @@ void measure(const Layout& layout, std::size_t flows, int repeats) {
     const std::size_t victim = rng() % live.size();
     for (const MaxMinSharing::FlowSlot f : live) before[f] = sharing.rate(f);
     sharing.remove(live[victim]);
-    live[victim] = sharing.add(routes.next(), 1.0, 0.0);
+    as_run.remove(live[victim]);
+    const std::vector<LinkId> route = routes.next();
+    live[victim] = sharing.add(route, 1.0, 0.0);
+    as_run.add(route, 1.0, 0.0);
     changed.clear();
     double t0 = cpu_ms();
     solved.push_back(static_cast<double>(sharing.solve_touched(changed)));
@@ -104,14 +168,19 @@ void measure(const Layout& layout, std::size_t flows, int repeats) {
     t0 = cpu_ms();
     sharing.solve_all(changed);
     full_ms.push_back(cpu_ms() - t0);
+    changed.clear();
+    t0 = cpu_ms();
+    as_run.solve_touched(changed);
+    run_ms.push_back(cpu_ms() - t0);
   }
   const double inc = bench::median(inc_ms);
   const double full = bench::median(full_ms);
+  const double run = bench::median(run_ms);
   std::printf(
-      "%-9s %7zu flows  incremental %8.3f ms (re-solves %7.0f flows, %7.0f moved)  full %8.3f ms  "
-      "incremental/full %.3f\n",
-      layout.name, flows, inc, bench::median(solved), bench::median(moved), full,
-      full > 0 ? inc / full : 0);
+      "%-9s %7zu flows  incremental %7.3f ms (re-solves %6.0f flows, %6.0f moved)  full %7.3f ms  "
+      "incremental/full %.3f  as run %7.3f ms (/full %.3f)\n",
+      routes.name(), flows, inc, bench::median(solved), bench::median(moved), full,
+      full > 0 ? inc / full : 0, run, full > 0 ? run / full : 0);
 }
 
 }  // namespace
@@ -119,12 +188,21 @@ void measure(const Layout& layout, std::size_t flows, int repeats) {
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const ibsdn::Layout layouts[] = {{"spread", 1}, {"confined", ibsdn::kGroups}};
-  std::printf("flow_bench: %u links; median of one re-solve after one flow ends and one starts\n",
-              ibsdn::kLinks);
-  for (const auto& layout : layouts) {
-    ibsdn::measure(layout, 10'000, 41);
-    if (!quick) ibsdn::measure(layout, 100'000, 21);
+  std::printf(
+      "flow_bench: median of one re-solve after one flow ends and one starts; fat-tree XGFT(%s), "
+      "others %u synthetic links\n",
+      ibsdn::kTree, ibsdn::kLinks);
+  for (const std::size_t flows : {std::size_t{10'000}, std::size_t{100'000}}) {
+    if (quick && flows > 10'000) break;
+    const int repeats = flows > 10'000 ? 21 : 41;
+    ibsdn::FatTree tree(flows);
+    ibsdn::RandomLinks spread("spread", 1, flows + 1);
+    ibsdn::RandomLinks confined("confined", ibsdn::kGroups, flows + ibsdn::kGroups);
+    for (ibsdn::Layout* layout :
+         {static_cast<ibsdn::Layout*>(&tree), static_cast<ibsdn::Layout*>(&spread),
+          static_cast<ibsdn::Layout*>(&confined)}) {
+      ibsdn::measure(*layout, flows, repeats);
+    }
   }
   return 0;
 }

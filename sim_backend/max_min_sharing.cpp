@@ -19,6 +19,16 @@ constexpr auto later = [](const auto& a, const auto& b) {
 /// link's sums, far below the 1e-9 the rates are compared with.
 constexpr double kSlack = 1e-12;
 constexpr double kNoLevel = std::numeric_limits<double>::infinity();
+/// The link heap's arity: four children share a cache line or two, and the heap is half as deep
+/// as a binary one (most of its work is sifting a link whose level rose down from the top).
+constexpr std::size_t kArity = 4;
+/// set_full_fallback(): after an incremental solve that re-solved more than this share of the
+/// active flows, this many solves are full ones.
+constexpr double kFallbackShare = 0.4;
+constexpr std::uint32_t kFallbackRun = 16;
+/// The longest route a flow may take: a traced path crosses at most 64 switches (lft.hpp), and a
+/// stride this long keeps the route rows' memory bounded.
+constexpr std::size_t kMaxHops = 66;
 
 }  // namespace
 
@@ -67,6 +77,16 @@ MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double
     throw std::invalid_argument("max-min sharing: no traffic class " +
                                 std::to_string(traffic_class));
   }
+  if (route.size() > kMaxHops) {
+    throw std::invalid_argument("max-min sharing: a route of " + std::to_string(route.size()) +
+                                " links (at most " + std::to_string(kMaxHops) + ")");
+  }
+  for (const LinkId l : route) {
+    if (l.value() >= links_.size()) {
+      throw std::out_of_range("max-min sharing: no link " + std::to_string(l.value()));
+    }
+  }
+  widen_routes(route.size());
   FlowSlot f = 0;
   if (!free_slots_.empty()) {
     f = free_slots_.back();
@@ -74,19 +94,23 @@ MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double
   } else {
     f = static_cast<FlowSlot>(flows_.size());
     flows_.emplace_back();
+    mark_.push_back(0);
+    route_links_.resize(route_links_.size() + stride_);
+    route_pos_.resize(route_pos_.size() + stride_);
   }
   Flow& flow = flows_[f];
-  flow.route.assign(route.begin(), route.end());
-  flow.pos.resize(route.size());
   flow.weight = weight;
   flow.cap = cap;
   flow.traffic_class = traffic_class;
   flow.rate = 0;
   flow.bottleneck = kUnsolved;
+  flow.hops = static_cast<std::uint16_t>(route.size());
   flow.live = true;
+  const std::size_t row = std::size_t{f} * stride_;
   for (std::size_t h = 0; h < route.size(); ++h) {
-    Link& link = links_.at(route[h].value());
-    flow.pos[h] = static_cast<std::uint32_t>(link.flows.size());
+    Link& link = links_[route[h].value()];
+    route_links_[row + h] = route[h].value();
+    route_pos_[row + h] = static_cast<std::uint32_t>(link.flows.size());
     link.flows.push_back(f);
     touch(route[h]);
   }
@@ -95,41 +119,70 @@ MaxMinSharing::FlowSlot MaxMinSharing::add(std::span<const LinkId> route, double
   return f;
 }
 
+void MaxMinSharing::widen_routes(std::size_t hops) {
+  if (hops <= stride_) return;
+  // Rare (a route longer than any before): every row is copied once into the wider layout.
+  const std::size_t wider = std::max(hops, 2 * stride_);
+  const std::size_t cap = std::min(wider, kMaxHops);
+  std::vector<std::uint32_t> links(flows_.size() * cap);
+  std::vector<std::uint32_t> pos(flows_.size() * cap);
+  for (std::size_t f = 0; f < flows_.size(); ++f) {
+    std::copy_n(route_links_.begin() + static_cast<std::ptrdiff_t>(f * stride_), stride_,
+                links.begin() + static_cast<std::ptrdiff_t>(f * cap));
+    std::copy_n(route_pos_.begin() + static_cast<std::ptrdiff_t>(f * stride_), stride_,
+                pos.begin() + static_cast<std::ptrdiff_t>(f * cap));
+  }
+  route_links_ = std::move(links);
+  route_pos_ = std::move(pos);
+  stride_ = cap;
+}
+
 void MaxMinSharing::remove(FlowSlot f) {
   Flow& flow = flows_.at(f);
   assert(flow.live);
-  for (std::size_t h = 0; h < flow.route.size(); ++h) {
-    const LinkId l = flow.route[h];
-    Link& link = links_[l.value()];
-    const std::uint32_t at = flow.pos[h];
+  const std::size_t row = std::size_t{f} * stride_;
+  for (std::size_t h = 0; h < flow.hops; ++h) {
+    const std::uint32_t l = route_links_[row + h];
+    Link& link = links_[l];
+    const std::uint32_t at = route_pos_[row + h];
     const FlowSlot moved = link.flows.back();
     link.flows[at] = moved;
     link.flows.pop_back();
     if (moved != f) {
-      Flow& m = flows_[moved];
-      const auto it = std::find(m.route.begin(), m.route.end(), l);
-      m.pos[static_cast<std::size_t>(it - m.route.begin())] = at;
+      const std::span<const std::uint32_t> r = route(moved);
+      const auto it = std::find(r.begin(), r.end(), l);
+      route_pos_[std::size_t{moved} * stride_ + static_cast<std::size_t>(it - r.begin())] = at;
     }
-    touch(l);
+    touch(LinkId(l));
   }
   flow.live = false;
   flow.rate = 0;
-  flow.route.clear();
-  flow.pos.clear();
+  flow.hops = 0;
+  mark_[f] = 0;
   free_slots_.push_back(f);
   --active_;
 }
 
 void MaxMinSharing::next_epoch() {
-  if (++epoch_ != 0) return;
-  // Wrapped after 2^32 class solves: clear the old marks once.
+  epoch_ += 2;
+  if (epoch_ != 0) return;
+  // Wrapped after 2^31 class solves: clear the old marks once.
   for (Link& l : links_) l.mark = 0;
-  for (Flow& f : flows_) f.mark = 0;
-  epoch_ = 1;
+  std::fill(mark_.begin(), mark_.end(), 0);
+  epoch_ = 2;
 }
 
 std::size_t MaxMinSharing::solve_touched(std::vector<FlowSlot>& changed) {
-  return solve(false, changed);
+  if (full_solves_left_ > 0) {
+    --full_solves_left_;
+    return solve(true, changed);
+  }
+  const std::size_t solved = solve(false, changed);
+  if (full_fallback_ &&
+      static_cast<double>(solved) > kFallbackShare * static_cast<double>(active_)) {
+    full_solves_left_ = kFallbackRun;
+  }
+  return solved;
 }
 
 std::size_t MaxMinSharing::solve_all(std::vector<FlowSlot>& changed) {
@@ -169,7 +222,7 @@ std::size_t MaxMinSharing::solve(bool all, std::vector<FlowSlot>& changed) {
     if (class_order_.size() == 1) break;
     // The classes after this one share what it leaves: where its load moved, they start.
     for (std::size_t i = first; i < moved.size(); ++i) {
-      for (const LinkId l : flows_[moved[i]].route) add_seed(l.value());
+      for (const std::uint32_t l : route(moved[i])) add_seed(l);
     }
   }
   added_.clear();
@@ -182,7 +235,11 @@ std::size_t MaxMinSharing::solve(bool all, std::vector<FlowSlot>& changed) {
 }
 
 bool MaxMinSharing::heap_less(const LevelEntry& a, const LevelEntry& b) {
-  return a.level != b.level ? a.level < b.level : a.index < b.index;
+  // Without short-circuits: the sifts pick among children with conditional moves, not branches
+  // that mispredict half the time (they were a fifth of a full solve).
+  return static_cast<bool>(
+      static_cast<int>(a.level < b.level) |
+      (static_cast<int>(a.level == b.level) & static_cast<int>(a.index < b.index)));
 }
 
 void MaxMinSharing::heap_place(std::size_t i, const LevelEntry& e) {
@@ -193,7 +250,7 @@ void MaxMinSharing::heap_place(std::size_t i, const LevelEntry& e) {
 void MaxMinSharing::heap_up(std::size_t i) {
   const LevelEntry e = link_heap_[i];
   while (i > 0) {
-    const std::size_t parent = (i - 1) / 2;
+    const std::size_t parent = (i - 1) / kArity;
     if (!heap_less(e, link_heap_[parent])) break;
     heap_place(i, link_heap_[parent]);
     i = parent;
@@ -205,9 +262,13 @@ void MaxMinSharing::heap_down(std::size_t i) {
   const LevelEntry e = link_heap_[i];
   const std::size_t n = link_heap_.size();
   for (;;) {
-    std::size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && heap_less(link_heap_[child + 1], link_heap_[child])) ++child;
+    const std::size_t first = kArity * i + 1;
+    if (first >= n) break;
+    std::size_t child = first;
+    const std::size_t end = std::min(first + kArity, n);
+    for (std::size_t k = first + 1; k < end; ++k) {
+      child = heap_less(link_heap_[k], link_heap_[child]) ? k : child;
+    }
     if (!heap_less(link_heap_[child], e)) break;
     heap_place(i, link_heap_[child]);
     i = child;
@@ -266,21 +327,22 @@ void MaxMinSharing::settle_top() {
 void MaxMinSharing::fix(FlowSlot f, double rate, std::uint32_t bottleneck,
                         std::vector<FlowSlot>& changed) {
   Flow& flow = flows_[f];
-  flow.fixed = true;
+  mark_[f] = epoch_ + 1;
   flow.bottleneck = bottleneck;
   if (rate != flow.rate) {
     flow.rate = rate;
     changed.push_back(f);
   }
   const double taken = rate - flow.base;
-  for (const LinkId l : flow.route) {
-    Link& link = links_[l.value()];
+  for (const std::uint32_t l : route(f)) {
+    Link& link = links_[l];
     link.remaining -= taken;
     link.weight_sum -= flow.weight;
     --link.unfixed;
+    if (rising_only_) continue;
     if (link.dirty != epoch_) {
       link.dirty = epoch_;
-      dirty_.push_back(l.value());
+      dirty_.push_back(l);
     }
   }
 }
@@ -318,7 +380,7 @@ void MaxMinSharing::enter(std::uint32_t l, std::uint8_t c) {
   for (const FlowSlot f : link.flows) {
     const Flow& flow = flows_[f];
     if (flow.traffic_class != c) continue;
-    if (flow.mark == epoch_) {
+    if (in_set(f)) {
       weight_sum += flow.weight;
       ++unfixed;
       continue;
@@ -345,17 +407,29 @@ void MaxMinSharing::enter(std::uint32_t l, std::uint8_t c) {
   }
 }
 
+void MaxMinSharing::enter_empty(std::uint32_t l, std::uint8_t c) {
+  Link& link = links_[l];
+  link.mark = epoch_;
+  link.remaining = class_capacity(link, c);
+  link.weight_sum = 0;
+  link.unfixed = 0;
+  link.held = 0;
+  link.held_max = 0;
+  if (link.dirty != epoch_) {
+    link.dirty = epoch_;
+    dirty_.push_back(l);
+  }
+}
+
 void MaxMinSharing::join(FlowSlot f, std::uint8_t c) {
   Flow& flow = flows_[f];
-  flow.mark = epoch_;
-  flow.fixed = false;
+  mark_[f] = epoch_;
   flow_set_.push_back(f);
   if (flow.cap > 0) {
     cap_heap_.push_back({flow.cap / flow.weight, f});
     std::push_heap(cap_heap_.begin(), cap_heap_.end(), later);
   }
-  for (const LinkId id : flow.route) {
-    const std::uint32_t l = id.value();
+  for (const std::uint32_t l : route(f)) {
     Link& link = links_[l];
     if (link.mark != epoch_) {
       enter(l, c);
@@ -382,7 +456,7 @@ bool MaxMinSharing::release_held(std::uint32_t l, double level, std::uint8_t c) 
   // join() changes links' counters, never a link's flow list.
   for (const FlowSlot f : link.flows) {
     const Flow& flow = flows_[f];
-    if (flow.traffic_class != c || flow.mark == epoch_) continue;
+    if (flow.traffic_class != c || in_set(f)) continue;
     if (flow.rate > above * flow.weight) {
       join(f, c);
       any = true;
@@ -399,7 +473,7 @@ void MaxMinSharing::check_bottleneck(std::uint32_t l, double level, std::uint8_t
   if (link.remaining - level * link.weight_sum <= kSlack * link.capacity) return;
   for (const FlowSlot f : link.flows) {
     const Flow& flow = flows_[f];
-    if (flow.traffic_class == c && flow.mark != epoch_ && flow.bottleneck == l) join(f, c);
+    if (flow.traffic_class == c && !in_set(f) && flow.bottleneck == l) join(f, c);
   }
 }
 
@@ -410,24 +484,26 @@ std::size_t MaxMinSharing::solve_class(std::uint8_t c, bool all, std::vector<Flo
   cap_heap_.clear();
   check_heap_.clear();
   if (all) {
+    // Every flow of the class is in S, so no link holds any: the links' sums are gathered flow
+    // by flow, in slot order, rather than by reading every flow of every link out of order.
     for (FlowSlot f = 0; f < flows_.size(); ++f) {
-      Flow& flow = flows_[f];
+      const Flow& flow = flows_[f];
       if (!flow.live || flow.traffic_class != c) continue;
-      flow.mark = epoch_;
-      flow.fixed = false;
+      mark_[f] = epoch_;
       flow_set_.push_back(f);
       if (flow.cap > 0) cap_heap_.push_back({flow.cap / flow.weight, f});
-    }
-    std::make_heap(cap_heap_.begin(), cap_heap_.end(), later);
-    for (const FlowSlot f : flow_set_) {
-      for (const LinkId l : flows_[f].route) {
-        if (links_[l.value()].mark != epoch_) enter(l.value(), c);
+      for (const std::uint32_t l : route(f)) {
+        Link& link = links_[l];
+        if (link.mark != epoch_) enter_empty(l, c);
+        link.weight_sum += flow.weight;
+        ++link.unfixed;
       }
     }
+    std::make_heap(cap_heap_.begin(), cap_heap_.end(), later);
   } else {
     for (const FlowSlot f : added_) {
       const Flow& flow = flows_[f];
-      if (flow.live && flow.traffic_class == c && flow.mark != epoch_) join(f, c);
+      if (flow.live && flow.traffic_class == c && !in_set(f)) join(f, c);
     }
     for (const std::uint32_t l : seeds_) {
       if (links_[l].mark != epoch_) enter(l, c);
@@ -435,7 +511,13 @@ std::size_t MaxMinSharing::solve_class(std::uint8_t c, bool all, std::vector<Flo
       if (links_[l].remaining < -kSlack * links_[l].capacity) release_held(l, 0.0, c);
     }
   }
+  // With every flow of the class in S nothing joins and nothing is checked: only fixes change
+  // levels, and a fix at the lowest level (or a cap below it) only raises the others' (a link at
+  // level r / w >= t keeps (r - t x w_f) / (w - w_f) >= r / w). Their heap entries stay as lower
+  // bounds until they reach the top (settle_top), with no push per fix.
+  rising_only_ = all;
   fill(c, changed);
+  rising_only_ = false;
   return flow_set_.size();
 }
 
@@ -443,7 +525,7 @@ void MaxMinSharing::fill(std::uint8_t c, std::vector<FlowSlot>& changed) {
   flush_dirty();
   for (;;) {
     settle_top();
-    while (!cap_heap_.empty() && flows_[cap_heap_.front().index].fixed) {
+    while (!cap_heap_.empty() && !open(cap_heap_.front().index)) {
       std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
       cap_heap_.pop_back();
     }
@@ -465,11 +547,22 @@ void MaxMinSharing::fill(std::uint8_t c, std::vector<FlowSlot>& changed) {
     } else if (!release_held(link_heap_.front().index, top_level, c)) {
       const std::uint32_t l = link_heap_.front().index;
       heap_erase(l);
+      // The open flows are gathered from the dense marks first and their records and routes
+      // fetched ahead: fixing one walks its route, too long a step for the processor to overlap
+      // the next flow's cache misses by itself (they were most of a full solve's time).
+      batch_.clear();
+      const std::uint32_t* marks = mark_.data();
+      const Flow* records = flows_.data();
+      const std::uint32_t* routes = route_links_.data();
       for (const FlowSlot f : links_[l].flows) {
+        if (marks[f] != epoch_) continue;  // open(f), read once, not reloaded past push_back
+        batch_.push_back(f);
+        __builtin_prefetch(records + f);
+        __builtin_prefetch(routes + std::size_t{f} * stride_);
+      }
+      for (const FlowSlot f : batch_) {
         const Flow& flow = flows_[f];
-        if (flow.mark == epoch_ && !flow.fixed) {
-          fix(f, flow.base + top_level * flow.weight, l, changed);
-        }
+        fix(f, flow.base + top_level * flow.weight, l, changed);
       }
     }
     flush_dirty();
@@ -489,20 +582,21 @@ void MaxMinSharing::solve_borrowed() {
     // Only a class held below its share can have been held back by it; a flow at its own cap
     // cannot take more.
     if (!c.borrow || c.link_share == 1 || (flow.cap > 0 && flow.rate >= flow.cap)) continue;
-    flow.mark = epoch_;
-    flow.fixed = false;
+    mark_[f] = epoch_;
     flow.base = flow.rate;
     flow_set_.push_back(f);
     if (flow.cap > 0) cap_heap_.push_back({(flow.cap - flow.rate) / flow.weight, f});
   }
   std::make_heap(cap_heap_.begin(), cap_heap_.end(), later);
   for (const FlowSlot f : flow_set_) {
-    for (const LinkId l : flows_[f].route) {
-      if (links_[l.value()].mark != epoch_) enter_spare(l.value());
+    for (const std::uint32_t l : route(f)) {
+      if (links_[l].mark != epoch_) enter_spare(l);
     }
   }
-  // No flow is held: fill() never looks at a class.
+  // No flow is held: fill() never looks at a class, and levels only rise (solve_class).
+  rising_only_ = true;
   fill(0, class_changed_);
+  rising_only_ = false;
   for (const FlowSlot f : flow_set_) flows_[f].base = 0;
 }
 
@@ -515,7 +609,7 @@ void MaxMinSharing::enter_spare(std::uint32_t l) {
   for (const FlowSlot f : link.flows) {
     const Flow& flow = flows_[f];
     taken += flow.rate;
-    if (flow.mark != epoch_) continue;
+    if (!in_set(f)) continue;
     link.weight_sum += flow.weight;
     ++link.unfixed;
   }

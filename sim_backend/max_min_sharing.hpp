@@ -57,7 +57,7 @@
 // Cost: the flows whose rate changes, those sharing their links that have to be looked at, and
 // the checks; not the connected component. On a fabric where most flows cross one another a single
 // start or end does move most rates (max-min couples a link's flows through their levels), and
-// then an exact re-solve costs about as much as a full one.
+// then an exact re-solve costs more than a full one (set_full_fallback).
 #pragma once
 
 #include <cstddef>
@@ -97,6 +97,16 @@ class MaxMinSharing {
   /// the flows whose rate changed (bit for bit) to `changed`. Returns the number of flows
   /// re-solved.
   std::size_t solve_touched(std::vector<FlowSlot>& changed);
+  /// Whether solve_touched() solves in full for the next 16 calls after an incremental solve
+  /// that re-solved more than 40 % of the active flows (default on). Both are exact; per flow a
+  /// full solve costs about a third of an incremental one, so where one start or end moves most
+  /// rates (flows spread evenly over a fabric's links) solving in full is the cheaper of the two,
+  /// and it tries the incremental solve again after the 16. Tests of the incremental solve turn
+  /// this off.
+  void set_full_fallback(bool on) {
+    full_fallback_ = on;
+    if (!on) full_solves_left_ = 0;
+  }
   /// Re-solves every flow; otherwise as solve_touched.
   std::size_t solve_all(std::vector<FlowSlot>& changed);
 
@@ -109,17 +119,18 @@ class MaxMinSharing {
   static constexpr std::uint32_t kAtCap = 0xfffffffe;
   static constexpr std::uint32_t kUnsolved = 0xffffffff;
 
+  // Flows live in slots; a slot's hot fields are one small record, its mark an entry of a dense
+  // array (a saturating link finds its open flows by those alone), and its route a fixed-stride
+  // row of route_links_ (the stride is the longest route yet), so a solve reaches a flow's record
+  // and route without following a pointer and can fetch both ahead of use.
   struct Flow {
-    std::vector<LinkId> route;
-    std::vector<std::uint32_t> pos;  // the flow's index in each route link's `flows`
     double weight = 1;
     double cap = 0;
     double rate = 0;
     double base = 0;  // what the filling under way started from: 0, or borrowing its class's rate
     std::uint32_t bottleneck = kUnsolved;
-    std::uint32_t mark = 0;  // == epoch_: in S, the set being solved
+    std::uint16_t hops = 0;  // route length
     std::uint8_t traffic_class = 0;
-    bool fixed = false;
     bool live = false;
   };
   struct Link {
@@ -143,6 +154,14 @@ class MaxMinSharing {
 
   void touch(LinkId l);
   void next_epoch();
+  [[nodiscard]] std::span<const std::uint32_t> route(FlowSlot f) const {
+    return {route_links_.data() + std::size_t{f} * stride_, flows_[f].hops};
+  }
+  /// Makes rows at least `hops` long.
+  void widen_routes(std::size_t hops);
+  // A slot's mark (mark_): in S, the set being solved, or open (in S and not fixed yet).
+  [[nodiscard]] bool in_set(FlowSlot f) const { return (mark_[f] | 1U) == epoch_ + 1; }
+  [[nodiscard]] bool open(FlowSlot f) const { return mark_[f] == epoch_; }
   std::size_t solve(bool all, std::vector<FlowSlot>& changed);
   void add_seed(std::uint32_t l);
   /// One class's progressive filling: over all its flows, or from the seeds (the header comment).
@@ -152,6 +171,8 @@ class MaxMinSharing {
   [[nodiscard]] double class_capacity(const Link& link, std::uint8_t c) const;
   /// Brings link l into the solve of class c; flows of S on it must be marked already.
   void enter(std::uint32_t l, std::uint8_t c);
+  /// Brings link l into a solve of class c in which no flow is held, with no flow of S on it yet.
+  void enter_empty(std::uint32_t l, std::uint8_t c);
   /// Moves a held flow into S, unfixed, at the current level.
   void join(FlowSlot f, std::uint8_t c);
   /// Joins the held flows on l whose normalised rate is above `level`; false when there are none.
@@ -185,17 +206,25 @@ class MaxMinSharing {
   std::vector<std::uint8_t> class_order_;  // by priority (highest first), then index
   std::vector<std::uint8_t> class_rank_;   // a class's position in class_order_
   bool borrowing_ = false;                 // a class of share < 1 borrows: every solve is full
+  bool full_fallback_ = true;
+  bool rising_only_ = false;            // the fill under way only raises levels: fixes push none
+  std::uint32_t full_solves_left_ = 0;  // solve_touched() calls to solve in full
   std::vector<Flow> flows_;
+  std::vector<std::uint32_t> mark_;         // per slot: epoch_ in S and unfixed, epoch_ + 1 fixed
+  std::vector<std::uint32_t> route_links_;  // slot f's route: stride_ entries from f x stride_
+  std::vector<std::uint32_t> route_pos_;    // the flow's index in each route link's `flows`
+  std::size_t stride_ = 8;
   std::vector<FlowSlot> free_slots_;
   std::vector<FlowSlot> added_;  // since the last solve
   std::vector<Link> links_;
   std::vector<std::uint32_t> touched_;
   std::size_t active_ = 0;
-  std::uint32_t epoch_ = 0;
+  std::uint32_t epoch_ = 2;  // even; marks 0 and 1 are never in S
   std::uint32_t solve_count_ = 0;
   // Scratch reused by every solve.
   std::vector<std::uint32_t> seeds_;  // links whose class capacity or flows changed
   std::vector<FlowSlot> flow_set_;
+  std::vector<FlowSlot> batch_;  // the open flows of a saturating link
   std::vector<std::uint32_t> dirty_;
   std::vector<LevelEntry> link_heap_;    // links by (level, index)
   std::vector<std::uint32_t> heap_pos_;  // a link's index in link_heap_

@@ -369,6 +369,7 @@ TEST(FlowModelRandom, IncrementalSolveAfterRemovalsMatchesFullSolve) {
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const RandomSystem s = random_system(seed);
     MaxMinSharing inc(s.capacity, s.classes);
+    inc.set_full_fallback(false);
     MaxMinSharing full(s.capacity, s.classes);
     std::vector<MaxMinSharing::FlowSlot> changed;
     for (std::size_t f = 0; f < s.route.size(); ++f) {

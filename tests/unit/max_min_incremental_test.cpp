@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,55 @@ TEST(MaxMinIncremental, ReachesFlowsBeyondTheTouchedLinks) {
   const Slot a2 = sharing.add(route_of({0}), 1.0, 0.0);
   sharing.solve_touched(changed);
   expect_rates(sharing, {a2, b, c}, {3.0, 3.0, 7.0});
+}
+
+// A route too long for any traced path, or over a link that does not exist, is refused and
+// leaves the flows as they were.
+TEST(MaxMinIncremental, RefusesImpossibleRoutesAndKeepsTheOthers) {
+  MaxMinSharing sharing({6.0, 10.0});
+  const Slot a = sharing.add(route_of({0, 1}), 1.0, 0.0);
+  std::vector<LinkId> long_route;
+  for (std::uint32_t l = 0; l < 67; ++l) long_route.emplace_back(l % 2);
+  EXPECT_THROW(sharing.add(long_route, 1.0, 0.0), std::invalid_argument);
+  EXPECT_THROW(sharing.add(route_of({1, 2}), 1.0, 0.0), std::out_of_range);
+  EXPECT_EQ(sharing.active_flows(), 1U);
+  std::vector<Slot> changed;
+  sharing.solve_touched(changed);
+  expect_rates(sharing, {a}, {6.0});
+  EXPECT_EQ(changed, std::vector<Slot>{a});
+}
+
+// After an incremental solve that re-solved most flows (B and C of 2 when A ends), the next 16
+// solve_touched() calls solve in full (each re-solves all 3 flows, though a new flow touches L0
+// only), then it solves incrementally again; the rates are the same either way.
+TEST(MaxMinIncremental, FallsBackToFullSolvesWhileMostFlowsMove) {
+  for (const bool fallback : {true, false}) {
+    MaxMinSharing sharing({6.0, 10.0});
+    sharing.set_full_fallback(fallback);
+    const Slot a = sharing.add(route_of({0}), 1.0, 0.0);
+    const Slot b = sharing.add(route_of({0, 1}), 1.0, 0.0);
+    const Slot c = sharing.add(route_of({1}), 1.0, 0.0);
+    std::vector<Slot> changed;
+    EXPECT_EQ(sharing.solve_touched(changed), 3U);  // all three are new
+    sharing.remove(a);
+    EXPECT_EQ(sharing.solve_touched(changed), 2U);
+    expect_rates(sharing, {b, c}, {5.0, 5.0});
+    // A capped flow on L0 alone: it takes its cap, nothing else moves.
+    std::vector<std::size_t> solved;
+    for (int i = 0; i < 17; ++i) {
+      const Slot d = sharing.add(route_of({0}), 1.0, 0.5);
+      solved.push_back(sharing.solve_touched(changed));
+      expect_rates(sharing, {b, c, d}, {5.0, 5.0, 0.5});
+      sharing.remove(d);
+      sharing.solve_touched(changed);
+    }
+    // With the fallback the first 16 solves (8 adds, 8 removes) were full; the 9th add's was not.
+    for (int i = 0; i < 17; ++i) {
+      const std::size_t want = fallback && i < 8 ? 3 : 1;
+      EXPECT_EQ(solved[static_cast<std::size_t>(i)], want)
+          << "add " << i << " fallback " << fallback;
+    }
+  }
 }
 
 // A high class (priority 1, all of a link) on L0 only; a low class's flow D crosses L0 and L1
@@ -134,10 +184,14 @@ Work compare_histories(const Fabric& fabric, std::uint64_t seed, double* worst) 
     }
   }
   MaxMinSharing inc(capacity, classes);
+  inc.set_full_fallback(false);  // every solve_touched() incremental: it is what is tested
   MaxMinSharing full(capacity, classes);
   const bool weighted = seed % 2 == 1;
   const auto random_route = [&] {
-    const std::size_t hops = 1 + rng() % std::min<std::size_t>(6, fabric.links);
+    // Now and then a route longer than any before it, which widens every flow's route row
+    // (max_min_sharing.cpp, widen_routes) with flows live.
+    const std::size_t longest = rng() % 32 == 0 ? 20 : 6;
+    const std::size_t hops = 1 + rng() % std::min(longest, fabric.links);
     std::vector<LinkId> r;
     while (r.size() < hops) {
       const LinkId l(static_cast<std::uint32_t>(rng() % fabric.links));
