@@ -120,58 +120,94 @@ double cpu_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
 }
 
-void measure(Layout& routes, std::size_t flows, int repeats) {
+/// The flows at the start and the events (one flow ends, one starts), drawn once so that both
+/// passes of measure() see the same history.
+struct History {
+  std::vector<double> capacity;
+  std::vector<std::vector<LinkId>> routes;  // of the initial flows
+  std::vector<double> caps;
+  std::vector<std::size_t> victims;  // per event: the index into the live flows that ends
+  std::vector<std::vector<LinkId>> started;
+};
+
+History draw(Layout& layout, std::size_t flows, int repeats) {
   std::mt19937_64 rng(flows);
   std::uniform_real_distribution<double> unit(0, 1);
-  // `sharing` solves every event incrementally (the figure); `as_run` as the flow model does,
-  // falling back to full solves while most rates move (MaxMinSharing::set_full_fallback).
-  const std::vector<double> capacity = routes.capacities(rng);
-  MaxMinSharing sharing(capacity);
-  sharing.set_full_fallback(false);
-  MaxMinSharing as_run(capacity);
-  std::vector<MaxMinSharing::FlowSlot> live;
+  History h;
+  h.capacity = layout.capacities(rng);
   for (std::size_t i = 0; i < flows; ++i) {
-    const double cap = unit(rng) < 0.1 ? 5e9 : 0.0;
-    const std::vector<LinkId> route = routes.next();
-    live.push_back(sharing.add(route, 1.0, cap));
-    as_run.add(route, 1.0, cap);
+    h.caps.push_back(unit(rng) < 0.1 ? 5e9 : 0.0);
+    h.routes.push_back(layout.next());
+  }
+  for (int k = 0; k < repeats; ++k) {
+    h.victims.push_back(rng() % flows);
+    h.started.push_back(layout.next());
+  }
+  return h;
+}
+
+/// Replays the history through `sharing`; at each event calls `solve(live, victim)` with the
+/// new flow in place.
+template <typename Solve>
+void replay(const History& h, MaxMinSharing& sharing, Solve&& solve) {
+  std::vector<MaxMinSharing::FlowSlot> live;
+  for (std::size_t i = 0; i < h.routes.size(); ++i) {
+    live.push_back(sharing.add(h.routes[i], 1.0, h.caps[i]));
   }
   std::vector<MaxMinSharing::FlowSlot> changed;
   sharing.solve_all(changed);
-  as_run.solve_all(changed);
+  for (std::size_t k = 0; k < h.victims.size(); ++k) {
+    const std::size_t victim = h.victims[k];
+    solve(live, victim, [&] {
+      sharing.remove(live[victim]);
+      live[victim] = sharing.add(h.started[k], 1.0, 0.0);
+    });
+  }
+}
 
+void measure(Layout& layout, std::size_t flows, int repeats) {
+  const History history = draw(layout, flows, repeats);
+  std::vector<MaxMinSharing::FlowSlot> changed;
+
+  // First pass: every event solved incrementally (the figure), then in full.
   std::vector<double> inc_ms;
   std::vector<double> full_ms;
-  std::vector<double> run_ms;
   std::vector<double> solved;
   std::vector<double> moved;
-  std::vector<double> before(flows);  // slots are reused: there are never more than `flows`
-  for (int k = 0; k < repeats; ++k) {
-    // One flow ends and another starts: the event the model re-solves at.
-    const std::size_t victim = rng() % live.size();
-    for (const MaxMinSharing::FlowSlot f : live) before[f] = sharing.rate(f);
-    sharing.remove(live[victim]);
-    as_run.remove(live[victim]);
-    const std::vector<LinkId> route = routes.next();
-    live[victim] = sharing.add(route, 1.0, 0.0);
-    as_run.add(route, 1.0, 0.0);
-    changed.clear();
-    double t0 = cpu_ms();
-    solved.push_back(static_cast<double>(sharing.solve_touched(changed)));
-    inc_ms.push_back(cpu_ms() - t0);
-    std::size_t n = 1;
-    for (const MaxMinSharing::FlowSlot f : changed) {
-      n += f != live[victim] && std::abs(sharing.rate(f) - before[f]) > 1e-9 * before[f] ? 1 : 0;
-    }
-    moved.push_back(static_cast<double>(n));
-    changed.clear();
-    t0 = cpu_ms();
-    sharing.solve_all(changed);
-    full_ms.push_back(cpu_ms() - t0);
-    changed.clear();
-    t0 = cpu_ms();
-    as_run.solve_touched(changed);
-    run_ms.push_back(cpu_ms() - t0);
+  {
+    MaxMinSharing sharing(history.capacity);
+    sharing.set_full_fallback(false);
+    std::vector<double> before(flows);  // slots are reused: there are never more than `flows`
+    replay(history, sharing, [&](const auto& live, std::size_t victim, const auto& event) {
+      for (const MaxMinSharing::FlowSlot f : live) before[f] = sharing.rate(f);
+      event();
+      changed.clear();
+      double t0 = cpu_ms();
+      solved.push_back(static_cast<double>(sharing.solve_touched(changed)));
+      inc_ms.push_back(cpu_ms() - t0);
+      std::size_t n = 1;
+      for (const MaxMinSharing::FlowSlot f : changed) {
+        n += f != live[victim] && std::abs(sharing.rate(f) - before[f]) > 1e-9 * before[f] ? 1 : 0;
+      }
+      moved.push_back(static_cast<double>(n));
+      changed.clear();
+      t0 = cpu_ms();
+      sharing.solve_all(changed);
+      full_ms.push_back(cpu_ms() - t0);
+    });
+  }
+  // Second pass: solve_touched() as the flow model calls it, falling back to full solves while
+  // most rates move (MaxMinSharing::set_full_fallback).
+  std::vector<double> run_ms;
+  {
+    MaxMinSharing sharing(history.capacity);
+    replay(history, sharing, [&](const auto& /*live*/, std::size_t /*victim*/, const auto& event) {
+      event();
+      changed.clear();
+      const double t0 = cpu_ms();
+      sharing.solve_touched(changed);
+      run_ms.push_back(cpu_ms() - t0);
+    });
   }
   const double inc = bench::median(inc_ms);
   const double full = bench::median(full_ms);
@@ -179,7 +215,7 @@ void measure(Layout& routes, std::size_t flows, int repeats) {
   std::printf(
       "%-9s %7zu flows  incremental %7.3f ms (re-solves %6.0f flows, %6.0f moved)  full %7.3f ms  "
       "incremental/full %.3f  as run %7.3f ms (/full %.3f)\n",
-      routes.name(), flows, inc, bench::median(solved), bench::median(moved), full,
+      layout.name(), flows, inc, bench::median(solved), bench::median(moved), full,
       full > 0 ? inc / full : 0, run, full > 0 ? run / full : 0);
 }
 

@@ -177,9 +177,15 @@ std::size_t MaxMinSharing::solve_touched(std::vector<FlowSlot>& changed) {
     --full_solves_left_;
     return solve(true, changed);
   }
+  // New flows are re-solved whatever the scheme (a batch of them starts every iteration of a
+  // job): only how far the solve reached into the flows it already had counts.
+  std::size_t added = 0;
+  for (const FlowSlot f : added_) added += flows_[f].live ? 1 : 0;
   const std::size_t solved = solve(false, changed);
+  const std::size_t old_solved = solved - std::min(solved, added);
+  const std::size_t old_flows = active_ - std::min(active_, added);
   if (full_fallback_ &&
-      static_cast<double>(solved) > kFallbackShare * static_cast<double>(active_)) {
+      static_cast<double>(old_solved) > kFallbackShare * static_cast<double>(old_flows)) {
     full_solves_left_ = kFallbackRun;
   }
   return solved;

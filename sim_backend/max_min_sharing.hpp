@@ -98,11 +98,11 @@ class MaxMinSharing {
   /// re-solved.
   std::size_t solve_touched(std::vector<FlowSlot>& changed);
   /// Whether solve_touched() solves in full for the next 16 calls after an incremental solve
-  /// that re-solved more than 40 % of the active flows (default on). Both are exact; per flow a
-  /// full solve costs about a third of an incremental one, so where one start or end moves most
-  /// rates (flows spread evenly over a fabric's links) solving in full is the cheaper of the two,
-  /// and it tries the incremental solve again after the 16. Tests of the incremental solve turn
-  /// this off.
+  /// that re-solved more than 40 % of the flows it already had, the new ones aside (default on).
+  /// Both are exact; per flow a full solve costs about a third of an incremental one, so where one
+  /// start or end moves most rates (flows spread evenly over a fabric's links) solving in full is
+  /// the cheaper of the two, and it tries the incremental solve again after the 16. Tests of the
+  /// incremental solve turn this off.
   void set_full_fallback(bool on) {
     full_fallback_ = on;
     if (!on) full_solves_left_ = 0;
