@@ -44,7 +44,7 @@ struct ApplicationSummary {
 
 /// Job j's speedup over the scenario's reference run (`reference:`): its total time there (the
 /// job of the same id) over its total time in `o`; nullopt without a reference run or when the
-/// job did not run in both.
+/// job did not run in both. `j` is one of o.jobs.
 std::optional<double> vs_reference(const FlowOutcome& o, const FlowJob& j,
                                    const FlowOutcome* reference);
 

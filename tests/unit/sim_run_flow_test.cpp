@@ -151,6 +151,40 @@ workload:
   EXPECT_GT(bytes, 0);
 }
 
+// vs_reference() finds a job's reference by id, whether the reference lists it at the same place
+// (the usual case, looked up directly) or elsewhere (searched), and gives none for a job that did
+// not run there or is missing.
+TEST(SimRunFlow, VsReferenceFindsTheJobByIdWherever) {
+  const auto outcome = [](std::vector<std::uint64_t> ids, std::vector<double> totals) {
+    FlowOutcome o;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      FlowJob j;
+      j.id = ids[i];
+      if (totals[i] > 0) {
+        j.sim = o.result.jobs.size();
+        TimedJob t;
+        t.id = ids[i];
+        t.end = totals[i];
+        o.result.jobs.push_back(t);
+      }
+      o.jobs.push_back(j);
+    }
+    return o;
+  };
+  const FlowOutcome own = outcome({1, 2, 3, 4}, {1.0, 2.0, 4.0, 1.0});
+  const FlowOutcome same_order = outcome({1, 2, 3, 4}, {2.0, 2.0, 0.0, 3.0});
+  const FlowOutcome other_order = outcome({4, 3, 1}, {3.0, 1.0, 2.0});
+  EXPECT_EQ(vs_reference(own, own.jobs[0], &same_order), 2.0);
+  EXPECT_EQ(vs_reference(own, own.jobs[1], &same_order), 1.0);
+  EXPECT_EQ(vs_reference(own, own.jobs[2], &same_order), std::nullopt) << "did not run there";
+  EXPECT_EQ(vs_reference(own, own.jobs[3], &same_order), 3.0);
+  EXPECT_EQ(vs_reference(own, own.jobs[0], &other_order), 2.0);
+  EXPECT_EQ(vs_reference(own, own.jobs[1], &other_order), std::nullopt) << "not there";
+  EXPECT_EQ(vs_reference(own, own.jobs[2], &other_order), 0.25);
+  EXPECT_EQ(vs_reference(own, own.jobs[3], &other_order), 3.0);
+  EXPECT_EQ(vs_reference(own, own.jobs[0], nullptr), std::nullopt);
+}
+
 // GPUs per node zipped with the tree that keeps the GPU count, compared with 1 GPU per node:
 // every job's vs_reference is its total time in the reference run (the run with 1 GPU per node
 // and the same routing) over its own, the reference run's own are 1, summary.csv averages them
