@@ -2,9 +2,12 @@
 // incremental re-solve (after one flow ends and another starts) with 10k and 100k active flows on
 // a ~10k-link fabric, as a ratio to a full re-solve in the same run (thread CPU time).
 //
-// Three traffic layouts:
+// Four traffic layouts:
 //   fat-tree  a fabric: XGFT(3;16,16,6;1,16,16), 1536 nodes and 9216 links at 100 Gb/s, every flow
-//             between two random nodes on the route its DmodK LFTs give;
+//             between two random nodes on the route its DmodK LFTs give (one job on the whole
+//             machine, all to all);
+//   ft-jobs   the same fabric as 48 jobs of 32 consecutive nodes (two leaf switches each), every
+//             flow between two random nodes of one random job;
 //   spread    the worst case: 10,240 links of 1x-4x 12.5 GB/s and routes of 4-6 links drawn over
 //             all of them, so any two flows may share a link and one start or end moves most
 //             rates (no fabric's routes cross that evenly);
@@ -16,7 +19,7 @@
 // is solve_touched() as the flow model calls it, which solves in full for a while after an
 // incremental solve re-solved most flows (MaxMinSharing::set_full_fallback).
 //
-//   flow_bench            the three layouts, 10k and 100k flows
+//   flow_bench            the four layouts, 10k and 100k flows
 //   flow_bench --quick    10k flows only, for smoke runs
 #include <cmath>
 #include <cstdio>
@@ -38,6 +41,7 @@ namespace {
 constexpr std::uint32_t kLinks = 10'240;
 constexpr std::uint32_t kGroups = 64;
 constexpr const char* kTree = "3;16,16,6;1,16,16";
+constexpr std::size_t kJobNodes = 32;  // ft-jobs: 48 jobs of 32 nodes, two leaf switches each
 
 /// Where flows go: the links' capacities, and a route per flow.
 class Layout {
@@ -80,15 +84,19 @@ class RandomLinks : public Layout {
   std::mt19937_64 rng_;
 };
 
-/// Random node pairs of a fat-tree on their DmodK routes.
+/// Random node pairs of a fat-tree on their DmodK routes: over all the nodes, or inside jobs of
+/// `job_nodes` consecutive nodes (a pair's job drawn at random).
 class FatTree : public Layout {
  public:
-  explicit FatTree(std::uint64_t seed)
+  FatTree(std::uint64_t seed, std::size_t job_nodes)
       : fabric_(generate_xgft(XgftParams::parse(kTree), 1, 100.0)),
         lfts_(default_tables(fabric_, sequential_lids(fabric_)).lfts),
         routes_(lft_routes(fabric_, lfts_)),
-        rng_(seed) {}
-  [[nodiscard]] const char* name() const override { return "fat-tree"; }
+        rng_(seed),
+        job_nodes_(job_nodes == 0 ? fabric_.hcas().size() : job_nodes) {}
+  [[nodiscard]] const char* name() const override {
+    return job_nodes_ == fabric_.hcas().size() ? "fat-tree" : "ft-jobs";
+  }
   [[nodiscard]] std::vector<double> capacities(std::mt19937_64& /*rng*/) const override {
     std::vector<double> capacity;
     for (const Link& l : fabric_.links()) capacity.push_back(l.gbps * 1e9 / 8);
@@ -96,9 +104,10 @@ class FatTree : public Layout {
   }
   std::vector<LinkId> next() override {
     const std::vector<NodeIdx>& nodes = fabric_.hcas();
-    const NodeIdx src = nodes[rng_() % nodes.size()];
+    const std::size_t first = rng_() % (nodes.size() / job_nodes_) * job_nodes_;
+    const NodeIdx src = nodes[first + rng_() % job_nodes_];
     NodeIdx dst = src;
-    while (dst == src) dst = nodes[rng_() % nodes.size()];
+    while (dst == src) dst = nodes[first + rng_() % job_nodes_];
     found_.clear();
     routes_->routes(0, src, dst, LinkState{}, found_);
     return found_.front();
@@ -109,6 +118,7 @@ class FatTree : public Layout {
   LftSet lfts_;  // routes_ reads them
   std::unique_ptr<RouteSource> routes_;
   std::mt19937_64 rng_;
+  std::size_t job_nodes_;
   std::vector<std::vector<LinkId>> found_;
 };
 
@@ -231,12 +241,13 @@ int main(int argc, char** argv) {
   for (const std::size_t flows : {std::size_t{10'000}, std::size_t{100'000}}) {
     if (quick && flows > 10'000) break;
     const int repeats = flows > 10'000 ? 21 : 41;
-    ibsdn::FatTree tree(flows);
+    ibsdn::FatTree tree(flows, 0);
+    ibsdn::FatTree jobs(flows, ibsdn::kJobNodes);
     ibsdn::RandomLinks spread("spread", 1, flows + 1);
     ibsdn::RandomLinks confined("confined", ibsdn::kGroups, flows + ibsdn::kGroups);
     for (ibsdn::Layout* layout :
-         {static_cast<ibsdn::Layout*>(&tree), static_cast<ibsdn::Layout*>(&spread),
-          static_cast<ibsdn::Layout*>(&confined)}) {
+         {static_cast<ibsdn::Layout*>(&tree), static_cast<ibsdn::Layout*>(&jobs),
+          static_cast<ibsdn::Layout*>(&spread), static_cast<ibsdn::Layout*>(&confined)}) {
       ibsdn::measure(*layout, flows, repeats);
     }
   }
