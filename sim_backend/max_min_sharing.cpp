@@ -1,6 +1,7 @@
 #include "sim_backend/max_min_sharing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <limits>
 #include <stdexcept>
@@ -23,7 +24,10 @@ constexpr double kNoLevel = std::numeric_limits<double>::infinity();
 /// as a binary one (most of its work is sifting a link whose level rose down from the top).
 constexpr std::size_t kArity = 4;
 /// set_full_fallback(): after an incremental solve that re-solved more than this share of the
-/// active flows, this many solves are full ones.
+/// flows it already had, this many solves are full ones. Per flow an incremental solve costs about
+/// 3x a full one (bench/flow_bench), so past about a third a full solve is the cheaper; at 30 %
+/// single busy events among cheap ones (10k flows spread) set off runs of full solves that cost
+/// more than they saved (flow_bench's "as run" 0.81 ms against 0.21 ms at 40 %).
 constexpr double kFallbackShare = 0.4;
 constexpr std::uint32_t kFallbackRun = 16;
 /// The longest route a flow may take: a traced path crosses at most 64 switches (lft.hpp), and a
@@ -519,10 +523,15 @@ std::size_t MaxMinSharing::solve_class(std::uint8_t c, bool all, std::vector<Flo
   }
   // With every flow of the class in S nothing joins and nothing is checked: only fixes change
   // levels, and a fix at the lowest level (or a cap below it) only raises the others' (a link at
-  // level r / w >= t keeps (r - t x w_f) / (w - w_f) >= r / w). Their heap entries stay as lower
-  // bounds until they reach the top (settle_top), with no push per fix.
+  // level r / w >= t keeps (r - t x w_f) / (w - w_f) >= r / w). So no fix pushes a level, the
+  // links' entries stay as lower bounds until they come up (fill_rising), and the levels taken
+  // never fall, which lets a radix heap order them.
   rising_only_ = all;
-  fill(c, changed);
+  if (all) {
+    fill_rising(changed);
+  } else {
+    fill(c, changed);
+  }
   rising_only_ = false;
   return flow_set_.size();
 }
@@ -553,25 +562,109 @@ void MaxMinSharing::fill(std::uint8_t c, std::vector<FlowSlot>& changed) {
     } else if (!release_held(link_heap_.front().index, top_level, c)) {
       const std::uint32_t l = link_heap_.front().index;
       heap_erase(l);
-      // The open flows are gathered from the dense marks first and their records and routes
-      // fetched ahead: fixing one walks its route, too long a step for the processor to overlap
-      // the next flow's cache misses by itself (they were most of a full solve's time).
-      batch_.clear();
-      const std::uint32_t* marks = mark_.data();
-      const Flow* records = flows_.data();
-      const std::uint32_t* routes = route_links_.data();
-      for (const FlowSlot f : links_[l].flows) {
-        if (marks[f] != epoch_) continue;  // open(f), read once, not reloaded past push_back
-        batch_.push_back(f);
-        __builtin_prefetch(records + f);
-        __builtin_prefetch(routes + std::size_t{f} * stride_);
-      }
-      for (const FlowSlot f : batch_) {
-        const Flow& flow = flows_[f];
-        fix(f, flow.base + top_level * flow.weight, l, changed);
-      }
+      saturate(l, top_level, changed);
     }
     flush_dirty();
+  }
+}
+
+void MaxMinSharing::saturate(std::uint32_t l, double level, std::vector<FlowSlot>& changed) {
+  // The open flows are gathered from the dense marks first and their records and routes fetched
+  // ahead: fixing one walks its route, too long a step for the processor to overlap the next
+  // flow's cache misses by itself (they were most of a full solve's time).
+  batch_.clear();
+  const std::uint32_t* marks = mark_.data();
+  const Flow* records = flows_.data();
+  const std::uint32_t* routes = route_links_.data();
+  const std::uint32_t open_mark = epoch_;
+  for (const FlowSlot f : links_[l].flows) {
+    if (marks[f] != open_mark) continue;  // open(f)
+    batch_.push_back(f);
+    __builtin_prefetch(records + f);
+    __builtin_prefetch(routes + std::size_t{f} * stride_);
+  }
+  for (const FlowSlot f : batch_) {
+    const Flow& flow = flows_[f];
+    fix(f, flow.base + level * flow.weight, l, changed);
+  }
+}
+
+void MaxMinSharing::radix_push(double level, std::uint32_t l) {
+  const auto key = std::bit_cast<std::uint64_t>(level);
+  assert(key >= radix_last_);
+  const std::size_t b =
+      key == radix_last_ ? 0 : 64 - static_cast<std::size_t>(std::countl_zero(key ^ radix_last_));
+  radix_[b].push_back({key, l});
+  ++radix_size_;
+}
+
+const MaxMinSharing::RadixEntry& MaxMinSharing::radix_top() {
+  if (radix_[0].empty()) {
+    std::size_t b = 1;
+    while (radix_[b].empty()) ++b;
+    std::vector<RadixEntry>& from = radix_[b];
+    std::uint64_t least = from.front().key;
+    for (const RadixEntry& e : from) least = std::min(least, e.key);
+    radix_last_ = least;
+    // Every entry lands in a lower bucket: below bit b - 1 they differ from the new least.
+    for (const RadixEntry& e : from) {
+      const std::size_t to =
+          e.key == radix_last_
+              ? 0
+              : 64 - static_cast<std::size_t>(std::countl_zero(e.key ^ radix_last_));
+      radix_[to].push_back(e);
+    }
+    from.clear();
+  }
+  return radix_[0].back();
+}
+
+void MaxMinSharing::radix_pop() {
+  radix_[0].pop_back();
+  --radix_size_;
+}
+
+void MaxMinSharing::fill_rising(std::vector<FlowSlot>& changed) {
+  for (std::vector<RadixEntry>& b : radix_) b.clear();
+  radix_last_ = 0;
+  radix_size_ = 0;
+  for (const std::uint32_t l : dirty_) {
+    links_[l].dirty = 0;
+    const double level = link_level(links_[l]);
+    if (level != kNoLevel) radix_push(level, l);
+  }
+  dirty_.clear();
+  for (;;) {
+    // The lowest link, its level brought up to date (a level that rose goes back in).
+    std::uint32_t top = 0;
+    double top_level = kNoLevel;
+    while (radix_size_ > 0) {
+      const RadixEntry e = radix_top();
+      const double level = link_level(links_[e.link]);
+      if (level == kNoLevel || level > std::bit_cast<double>(e.key)) {
+        radix_pop();
+        if (level != kNoLevel) radix_push(level, e.link);
+        continue;
+      }
+      top = e.link;
+      top_level = level;
+      break;
+    }
+    // Every open flow crosses a link in the radix heap: when it is empty, S is solved.
+    if (top_level == kNoLevel) break;
+    while (!cap_heap_.empty() && !open(cap_heap_.front().index)) {
+      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
+      cap_heap_.pop_back();
+    }
+    if (!cap_heap_.empty() && cap_heap_.front().level <= top_level) {
+      const FlowSlot f = cap_heap_.front().index;
+      std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
+      cap_heap_.pop_back();
+      fix(f, flows_[f].cap, kAtCap, changed);
+      continue;
+    }
+    radix_pop();
+    saturate(top, top_level, changed);
   }
 }
 
@@ -601,7 +694,7 @@ void MaxMinSharing::solve_borrowed() {
   }
   // No flow is held: fill() never looks at a class, and levels only rise (solve_class).
   rising_only_ = true;
-  fill(0, class_changed_);
+  fill_rising(class_changed_);
   rising_only_ = false;
   for (const FlowSlot f : flow_set_) flows_[f].base = 0;
 }

@@ -60,6 +60,7 @@
 // then an exact re-solve costs more than a full one (set_full_fallback).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -181,6 +182,22 @@ class MaxMinSharing {
   void check_bottleneck(std::uint32_t l, double level, std::uint8_t c);
   /// Raises the level until every flow of S is fixed (class c: whose held flows may join).
   void fill(std::uint8_t c, std::vector<FlowSlot>& changed);
+  /// fill() for a solve in which nothing joins and nothing is checked (every flow of the class in
+  /// S, or borrowing): levels only rise, and the links wait in a radix heap.
+  void fill_rising(std::vector<FlowSlot>& changed);
+  /// Fixes the open flows of link l, saturated at `level`.
+  void saturate(std::uint32_t l, double level, std::vector<FlowSlot>& changed);
+  // A radix heap of links by level (the bits of a level >= 0 order as it does), for fill_rising:
+  // pops never go below the last one, which a filling whose levels only rise guarantees, and a
+  // push or pop costs a few bucket moves instead of a sift through the whole heap.
+  struct RadixEntry {
+    std::uint64_t key;
+    std::uint32_t link;
+  };
+  void radix_push(double level, std::uint32_t l);
+  /// The entry of the smallest key (the radix heap must not be empty).
+  const RadixEntry& radix_top();
+  void radix_pop();
   /// What the classes left of every link, to the flows of borrowing classes (the header comment).
   void solve_borrowed();
   /// Brings link l into the borrowing solve: what no class took of it, S's flows on it unfixed.
@@ -226,7 +243,11 @@ class MaxMinSharing {
   std::vector<FlowSlot> flow_set_;
   std::vector<FlowSlot> batch_;  // the open flows of a saturating link
   std::vector<std::uint32_t> dirty_;
-  std::vector<LevelEntry> link_heap_;    // links by (level, index)
+  std::vector<LevelEntry> link_heap_;              // links by (level, index)
+  std::array<std::vector<RadixEntry>, 65> radix_;  // bucket b: keys whose highest bit differing
+                                                   // from radix_last_ is bit b - 1 (0: equal)
+  std::uint64_t radix_last_ = 0;
+  std::size_t radix_size_ = 0;
   std::vector<std::uint32_t> heap_pos_;  // a link's index in link_heap_
   std::vector<LevelEntry> cap_heap_;     // S's capped flows by cap / weight
   std::vector<LevelEntry> check_heap_;   // links to check, by their held flows' rate (link index)
