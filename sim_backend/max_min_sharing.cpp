@@ -1,7 +1,6 @@
 #include "sim_backend/max_min_sharing.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cassert>
 #include <limits>
 #include <stdexcept>
@@ -20,9 +19,6 @@ constexpr auto later = [](const auto& a, const auto& b) {
 /// link's sums, far below the 1e-9 the rates are compared with.
 constexpr double kSlack = 1e-12;
 constexpr double kNoLevel = std::numeric_limits<double>::infinity();
-/// The link heap's arity: four children share a cache line or two, and the heap is half as deep
-/// as a binary one (most of its work is sifting a link whose level rose down from the top).
-constexpr std::size_t kArity = 4;
 /// set_full_fallback(): after an incremental solve that re-solved more than this share of the
 /// flows it already had, this many solves are full ones. Per flow an incremental solve costs about
 /// 3x a full one (bench/flow_bench), so past about a third a full solve is the cheaper; at 30 %
@@ -57,7 +53,7 @@ MaxMinSharing::MaxMinSharing(std::vector<double> capacities, std::vector<Traffic
     class_rank_[class_order_[r]] = static_cast<std::uint8_t>(r);
   }
   links_.resize(capacities.size());
-  heap_pos_.assign(capacities.size(), kNotInHeap);
+  link_heap_.resize(capacities.size());
   for (std::size_t i = 0; i < capacities.size(); ++i) {
     if (!(capacities[i] > 0) || capacities[i] == std::numeric_limits<double>::infinity()) {
       throw std::invalid_argument("max-min sharing: link " + std::to_string(i) +
@@ -244,59 +240,6 @@ std::size_t MaxMinSharing::solve(bool all, std::vector<FlowSlot>& changed) {
   return solved;
 }
 
-bool MaxMinSharing::heap_less(const LevelEntry& a, const LevelEntry& b) {
-  // Without short-circuits: the sifts pick among children with conditional moves, not branches
-  // that mispredict half the time (they were a fifth of a full solve).
-  return static_cast<bool>(
-      static_cast<int>(a.level < b.level) |
-      (static_cast<int>(a.level == b.level) & static_cast<int>(a.index < b.index)));
-}
-
-void MaxMinSharing::heap_place(std::size_t i, const LevelEntry& e) {
-  link_heap_[i] = e;
-  heap_pos_[e.index] = static_cast<std::uint32_t>(i);
-}
-
-void MaxMinSharing::heap_up(std::size_t i) {
-  const LevelEntry e = link_heap_[i];
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / kArity;
-    if (!heap_less(e, link_heap_[parent])) break;
-    heap_place(i, link_heap_[parent]);
-    i = parent;
-  }
-  heap_place(i, e);
-}
-
-void MaxMinSharing::heap_down(std::size_t i) {
-  const LevelEntry e = link_heap_[i];
-  const std::size_t n = link_heap_.size();
-  for (;;) {
-    const std::size_t first = kArity * i + 1;
-    if (first >= n) break;
-    std::size_t child = first;
-    const std::size_t end = std::min(first + kArity, n);
-    for (std::size_t k = first + 1; k < end; ++k) {
-      child = heap_less(link_heap_[k], link_heap_[child]) ? k : child;
-    }
-    if (!heap_less(link_heap_[child], e)) break;
-    heap_place(i, link_heap_[child]);
-    i = child;
-  }
-  heap_place(i, e);
-}
-
-void MaxMinSharing::heap_erase(std::uint32_t l) {
-  const std::size_t i = heap_pos_[l];
-  heap_pos_[l] = kNotInHeap;
-  const LevelEntry last = link_heap_.back();
-  link_heap_.pop_back();
-  if (last.index == l) return;
-  heap_place(i, last);
-  heap_up(i);
-  heap_down(heap_pos_[last.index]);
-}
-
 double MaxMinSharing::link_level(const Link& link) {
   if (link.unfixed == 0) return kNoLevel;
   // Rounding leaves a full link a hair above or below zero: what is left within the slack is
@@ -306,14 +249,10 @@ double MaxMinSharing::link_level(const Link& link) {
 
 void MaxMinSharing::push_level(std::uint32_t l) {
   const double level = link_level(links_[l]);
-  const std::uint32_t at = heap_pos_[l];
-  if (at == kNotInHeap) {
-    if (level == kNoLevel) return;
-    link_heap_.push_back({level, l});
-    heap_up(link_heap_.size() - 1);
-  } else if (level < link_heap_[at].level) {
-    link_heap_[at].level = level;
-    heap_up(at);
+  if (!link_heap_.contains(l)) {
+    if (level != kNoLevel) link_heap_.push(l, level);
+  } else if (level < link_heap_.level(l)) {
+    link_heap_.decrease(l, level);
   }
   // A level that rose stays in the heap at its old value, a bound from below, and is brought up
   // to date when it reaches the top (settle_top): fixing flows only raises levels, so most
@@ -322,14 +261,13 @@ void MaxMinSharing::push_level(std::uint32_t l) {
 
 void MaxMinSharing::settle_top() {
   while (!link_heap_.empty()) {
-    const LevelEntry top = link_heap_.front();
+    const LevelEntry top = link_heap_.top();
     const double level = link_level(links_[top.index]);
     if (level == top.level) return;
     if (level == kNoLevel) {
-      heap_erase(top.index);
+      link_heap_.erase(top.index);
     } else {
-      link_heap_.front().level = level;
-      heap_down(0);
+      link_heap_.update_top(level);
     }
   }
 }
@@ -546,7 +484,7 @@ void MaxMinSharing::fill(std::uint8_t c, std::vector<FlowSlot>& changed) {
     }
     // Every unfixed flow of S crosses a link in the heap: when it is empty, S is solved.
     if (link_heap_.empty() && check_heap_.empty()) break;
-    const double top_level = link_heap_.empty() ? kNoLevel : link_heap_.front().level;
+    const double top_level = link_heap_.empty() ? kNoLevel : link_heap_.top().level;
     const double cap_level = cap_heap_.empty() ? kNoLevel : cap_heap_.front().level;
     const double check_level = check_heap_.empty() ? kNoLevel : check_heap_.front().level;
     if (check_level <= cap_level && check_level <= top_level) {
@@ -559,9 +497,9 @@ void MaxMinSharing::fill(std::uint8_t c, std::vector<FlowSlot>& changed) {
       std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
       cap_heap_.pop_back();
       fix(f, flows_[f].cap, kAtCap, changed);
-    } else if (!release_held(link_heap_.front().index, top_level, c)) {
-      const std::uint32_t l = link_heap_.front().index;
-      heap_erase(l);
+    } else if (!release_held(link_heap_.top().index, top_level, c)) {
+      const std::uint32_t l = link_heap_.top().index;
+      link_heap_.erase(l);
       saturate(l, top_level, changed);
     }
     flush_dirty();
@@ -589,68 +527,31 @@ void MaxMinSharing::saturate(std::uint32_t l, double level, std::vector<FlowSlot
   }
 }
 
-void MaxMinSharing::radix_push(double level, std::uint32_t l) {
-  const auto key = std::bit_cast<std::uint64_t>(level);
-  assert(key >= radix_last_);
-  const std::size_t b =
-      key == radix_last_ ? 0 : 64 - static_cast<std::size_t>(std::countl_zero(key ^ radix_last_));
-  radix_[b].push_back({key, l});
-  ++radix_size_;
-}
-
-const MaxMinSharing::RadixEntry& MaxMinSharing::radix_top() {
-  if (radix_[0].empty()) {
-    std::size_t b = 1;
-    while (radix_[b].empty()) ++b;
-    std::vector<RadixEntry>& from = radix_[b];
-    std::uint64_t least = from.front().key;
-    for (const RadixEntry& e : from) least = std::min(least, e.key);
-    radix_last_ = least;
-    // Every entry lands in a lower bucket: below bit b - 1 they differ from the new least.
-    for (const RadixEntry& e : from) {
-      const std::size_t to =
-          e.key == radix_last_
-              ? 0
-              : 64 - static_cast<std::size_t>(std::countl_zero(e.key ^ radix_last_));
-      radix_[to].push_back(e);
-    }
-    from.clear();
-  }
-  return radix_[0].back();
-}
-
-void MaxMinSharing::radix_pop() {
-  radix_[0].pop_back();
-  --radix_size_;
-}
-
 void MaxMinSharing::fill_rising(std::vector<FlowSlot>& changed) {
-  for (std::vector<RadixEntry>& b : radix_) b.clear();
-  radix_last_ = 0;
-  radix_size_ = 0;
+  rising_heap_.clear();
   for (const std::uint32_t l : dirty_) {
     links_[l].dirty = 0;
     const double level = link_level(links_[l]);
-    if (level != kNoLevel) radix_push(level, l);
+    if (level != kNoLevel) rising_heap_.push(l, level);
   }
   dirty_.clear();
   for (;;) {
     // The lowest link, its level brought up to date (a level that rose goes back in).
     std::uint32_t top = 0;
     double top_level = kNoLevel;
-    while (radix_size_ > 0) {
-      const RadixEntry e = radix_top();
-      const double level = link_level(links_[e.link]);
-      if (level == kNoLevel || level > std::bit_cast<double>(e.key)) {
-        radix_pop();
-        if (level != kNoLevel) radix_push(level, e.link);
+    while (!rising_heap_.empty()) {
+      const LevelEntry e = rising_heap_.top();
+      const double level = link_level(links_[e.index]);
+      if (level == kNoLevel || level > e.level) {
+        rising_heap_.pop();
+        if (level != kNoLevel) rising_heap_.push(e.index, level);
         continue;
       }
-      top = e.link;
+      top = e.index;
       top_level = level;
       break;
     }
-    // Every open flow crosses a link in the radix heap: when it is empty, S is solved.
+    // Every open flow crosses a link in the rising heap: when it is empty, S is solved.
     if (top_level == kNoLevel) break;
     while (!cap_heap_.empty() && !open(cap_heap_.front().index)) {
       std::pop_heap(cap_heap_.begin(), cap_heap_.end(), later);
@@ -663,7 +564,7 @@ void MaxMinSharing::fill_rising(std::vector<FlowSlot>& changed) {
       fix(f, flows_[f].cap, kAtCap, changed);
       continue;
     }
-    radix_pop();
+    rising_heap_.pop();
     saturate(top, top_level, changed);
   }
 }

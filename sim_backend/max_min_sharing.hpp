@@ -60,13 +60,13 @@
 // then an exact re-solve costs more than a full one (set_full_fallback).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "routing/ids.hpp"
+#include "sim_backend/level_heaps.hpp"
 
 namespace ibsdn {
 
@@ -79,7 +79,6 @@ struct TrafficClass {
 class MaxMinSharing {
  public:
   using FlowSlot = std::uint32_t;
-  static constexpr std::uint32_t kNotInHeap = 0xffffffff;
 
   /// Links with these capacities (> 0), and the traffic classes (at least one, at most 256).
   explicit MaxMinSharing(std::vector<double> capacities,
@@ -148,10 +147,6 @@ class MaxMinSharing {
     std::uint32_t seed = 0;   // == solve_count_: in seeds_
     bool touched = false;
   };
-  struct LevelEntry {
-    double level;
-    std::uint32_t index;  // a flow slot or a link
-  };
 
   void touch(LinkId l);
   void next_epoch();
@@ -187,17 +182,6 @@ class MaxMinSharing {
   void fill_rising(std::vector<FlowSlot>& changed);
   /// Fixes the open flows of link l, saturated at `level`.
   void saturate(std::uint32_t l, double level, std::vector<FlowSlot>& changed);
-  // A radix heap of links by level (the bits of a level >= 0 order as it does), for fill_rising:
-  // pops never go below the last one, which a filling whose levels only rise guarantees, and a
-  // push or pop costs a few bucket moves instead of a sift through the whole heap.
-  struct RadixEntry {
-    std::uint64_t key;
-    std::uint32_t link;
-  };
-  void radix_push(double level, std::uint32_t l);
-  /// The entry of the smallest key (the radix heap must not be empty).
-  const RadixEntry& radix_top();
-  void radix_pop();
   /// What the classes left of every link, to the flows of borrowing classes (the header comment).
   void solve_borrowed();
   /// Brings link l into the borrowing solve: what no class took of it, S's flows on it unfixed.
@@ -208,15 +192,6 @@ class MaxMinSharing {
   void push_level(std::uint32_t l);
   /// Brings the heap's top entries up to date until the top is.
   void settle_top();
-  // An indexed binary min-heap of links by (level, index), at most one entry per link. An entry
-  // carries the level (remaining / weight_sum: where the link saturates if nothing else changes),
-  // so sifting reads the heap alone; a level that falls moves at once, one that rises is a bound
-  // from below until it reaches the top (push_level, settle_top).
-  [[nodiscard]] static bool heap_less(const LevelEntry& a, const LevelEntry& b);
-  void heap_place(std::size_t i, const LevelEntry& e);
-  void heap_up(std::size_t i);
-  void heap_down(std::size_t i);
-  void heap_erase(std::uint32_t l);
   void flush_dirty();
 
   std::vector<TrafficClass> classes_;
@@ -243,12 +218,11 @@ class MaxMinSharing {
   std::vector<FlowSlot> flow_set_;
   std::vector<FlowSlot> batch_;  // the open flows of a saturating link
   std::vector<std::uint32_t> dirty_;
-  std::vector<LevelEntry> link_heap_;              // links by (level, index)
-  std::array<std::vector<RadixEntry>, 65> radix_;  // bucket b: keys whose highest bit differing
-                                                   // from radix_last_ is bit b - 1 (0: equal)
-  std::uint64_t radix_last_ = 0;
-  std::size_t radix_size_ = 0;
-  std::vector<std::uint32_t> heap_pos_;  // a link's index in link_heap_
+  // Links by the level at which they saturate (remaining / weight_sum, if nothing else changes).
+  // A level that falls moves at once; one that rises is a bound from below until it comes up
+  // (push_level, settle_top). fill() keeps them in link_heap_, fill_rising() in rising_heap_.
+  IndexedLevelHeap link_heap_;
+  RadixLevelHeap rising_heap_;
   std::vector<LevelEntry> cap_heap_;     // S's capped flows by cap / weight
   std::vector<LevelEntry> check_heap_;   // links to check, by their held flows' rate (link index)
   std::vector<double> prior_rates_;      // borrowing: every slot's rate before the solve
