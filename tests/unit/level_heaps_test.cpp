@@ -94,8 +94,9 @@ TEST(RadixLevelHeap, GivesLevelsOutInOrderWhilePushesStayAboveTheLast) {
         const std::uint64_t kind = rng() % 4;
         const double level = kind == 0   ? last
                              : kind == 1 ? last + static_cast<double>(rng() % 8)
-                             : kind == 2 ? last * (1 + 1e-12 * static_cast<double>(rng() % 100))
-                                         : last + 1e9 * std::ldexp(1.0, -static_cast<int>(rng() % 40));
+                             : kind == 2
+                                 ? last * (1 + 1e-12 * static_cast<double>(rng() % 100))
+                                 : last + 1e9 * std::ldexp(1.0, -static_cast<int>(rng() % 40));
         heap.push(next, level);
         want.insert({level, next++});
       } else {
