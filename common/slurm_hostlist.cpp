@@ -7,7 +7,7 @@
 #include <memory>
 #include <unordered_set>
 
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 
 namespace ibsdn {
 namespace {

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 
 namespace ibsdn {
 namespace {

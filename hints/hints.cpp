@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/names.hpp"
 #include "plugin/notice/client/notice_client.hpp"
-#include "plugin/notice/names.hpp"
 #include "plugin/notice/notice.hpp"
 
 namespace ibsdn::hints {

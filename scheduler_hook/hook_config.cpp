@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 
 namespace ibsdn::slurm_hook {
 namespace {

@@ -4,10 +4,10 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "common/names.hpp"
 #include "common/slurm_hostlist.hpp"
 #include "plugin/notice/client/notice_client.hpp"
 #include "plugin/notice/limits.hpp"
-#include "plugin/notice/names.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
 #include "scheduler_hook/job_records.hpp"
 #include "scheduler_hook/sdn_options.hpp"

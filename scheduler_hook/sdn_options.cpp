@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/names.hpp"
 #include "plugin/notice/limits.hpp"
-#include "plugin/notice/names.hpp"
 #include "routing/patterns/mapping_kind.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
 

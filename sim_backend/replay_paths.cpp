@@ -7,10 +7,10 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "common/names.hpp"
 #include "plugin/controller/config.hpp"
 #include "plugin/controller/job_flows.hpp"
 #include "plugin/notice/limits.hpp"
-#include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/path_text.hpp"
 #include "sim_backend/input_error.hpp"

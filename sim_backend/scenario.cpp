@@ -15,9 +15,9 @@
 #include <system_error>
 #include <utility>
 
+#include "common/names.hpp"
 #include "common/yaml_reader.hpp"
 #include "flowtable/flow_table.hpp"
-#include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/netlist.hpp"
 #include "routing/patterns/rng.hpp"

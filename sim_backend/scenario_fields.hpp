@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/names.hpp"
 #include "common/yaml_reader.hpp"
-#include "plugin/notice/names.hpp"
 #include "sim_backend/scenario_draft.hpp"
 
 namespace ibsdn {

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 #include "sim_backend/scenario_draft.hpp"
 
 namespace ibsdn {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 
 namespace ibsdn {
 namespace {

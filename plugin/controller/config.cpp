@@ -13,9 +13,9 @@
 #include <span>
 #include <sstream>
 
+#include "common/names.hpp"
 #include "common/yaml_reader.hpp"
 #include "flowtable/guid_text.hpp"
-#include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/fabric.hpp"
 

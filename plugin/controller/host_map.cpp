@@ -6,9 +6,9 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/names.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/config.hpp"
-#include "plugin/notice/names.hpp"
 
 namespace ibsdn {
 namespace {

@@ -8,7 +8,7 @@
 #include <exception>
 #include <utility>
 
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 
 namespace ibsdn::plugin {
 namespace {

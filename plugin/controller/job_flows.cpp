@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 #include "routing/patterns/mapping.hpp"
 #include "routing/patterns/pattern.hpp"
 

@@ -7,11 +7,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/names.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/controller/path_signature.hpp"
 #include "plugin/controller/switch_sync.hpp"
-#include "plugin/notice/names.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/route_quality.hpp"
 

@@ -17,8 +17,8 @@
 #include <chrono>
 #include <exception>
 
+#include "common/names.hpp"
 #include "plugin/controller/job_controller.hpp"
-#include "plugin/notice/names.hpp"
 
 namespace ibsdn::plugin {
 namespace {

@@ -6,10 +6,10 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "common/names.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/notice/fields.hpp"
 #include "plugin/notice/limits.hpp"
-#include "plugin/notice/names.hpp"
 #include "plugin/notice/request.hpp"
 #include "plugin/notice/version.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 #include "plugin/notice/notice.hpp"
 
 namespace ibsdn {

@@ -1,4 +1,4 @@
-#include "plugin/notice/names.hpp"
+#include "common/names.hpp"
 
 #include <cstdio>
 
