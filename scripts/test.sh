@@ -16,6 +16,9 @@ scripts/install-deps.sh
 step "format check"
 scripts/format.sh --check
 
+step "include layers"
+scripts/check-includes.sh
+
 step "sanitizer build (ASan + UBSan) and unit tests"
 scripts/build.sh asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
