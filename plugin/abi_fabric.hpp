@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "osmsdn_abi.h"
-#include "plugin/controller/subnet.hpp"
 #include "routing/lft.hpp"
+#include "routing/subnet.hpp"
 
 namespace ibsdn::plugin {
 

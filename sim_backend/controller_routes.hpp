@@ -19,8 +19,8 @@
 
 #include <memory>
 
-#include "plugin/controller/subnet.hpp"
 #include "routing/lft.hpp"
+#include "routing/subnet.hpp"
 #include "sim_backend/adaptive_routes.hpp"
 #include "sim_backend/replay_session.hpp"
 #include "sim_backend/timing_sim.hpp"

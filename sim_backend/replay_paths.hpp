@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "plugin/controller/subnet.hpp"
 #include "routing/lft.hpp"
+#include "routing/subnet.hpp"
 #include "sim_backend/static_replay.hpp"
 
 namespace ibsdn {

@@ -43,10 +43,10 @@
 #include <vector>
 
 #include "flowtable/match.hpp"
-#include "plugin/controller/subnet.hpp"
 #include "plugin/notice/request.hpp"
 #include "routing/lft.hpp"
 #include "routing/link_load.hpp"
+#include "routing/subnet.hpp"
 
 namespace ibsdn {
 

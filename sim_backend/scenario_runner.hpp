@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/controller/subnet.hpp"
 #include "routing/default_tables.hpp"
+#include "routing/subnet.hpp"
 #include "sim_backend/scenario.hpp"
 #include "sim_backend/static_replay.hpp"
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/controller/subnet.hpp"
 #include "routing/lft.hpp"
+#include "routing/subnet.hpp"
 #include "sim_backend/replay_session.hpp"
 
 namespace ibsdn {

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "plugin/controller/subnet.hpp"
 #include "routing/default_tables.hpp"
+#include "routing/subnet.hpp"
 #include "sim_backend/app_model.hpp"
 #include "sim_backend/controller_routes.hpp"
 #include "sim_backend/run_report.hpp"

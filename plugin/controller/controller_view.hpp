@@ -15,10 +15,10 @@
 
 #include "flowtable/flow_entry.hpp"
 #include "plugin/controller/host_map.hpp"
-#include "plugin/controller/subnet.hpp"
 #include "plugin/notice/notice.hpp"
 #include "routing/lft.hpp"
 #include "routing/link_load.hpp"
+#include "routing/subnet.hpp"
 
 namespace ibsdn::plugin {
 

@@ -53,11 +53,11 @@
 #include "plugin/controller/job_flows.hpp"
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/state_store.hpp"
-#include "plugin/controller/subnet.hpp"
 #include "plugin/notice/notice.hpp"
 #include "routing/deadline.hpp"
 #include "routing/flow_compiler.hpp"
 #include "routing/network_state.hpp"
+#include "routing/subnet.hpp"
 
 namespace ibsdn::plugin {
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "plugin/controller/host_map.hpp"
-#include "plugin/controller/subnet.hpp"
 #include "plugin/notice/notice.hpp"
 #include "routing/flow.hpp"
+#include "routing/subnet.hpp"
 
 namespace ibsdn::plugin {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "plugin/controller/subnet.hpp"
 #include "routing/default_tables.hpp"
 #include "routing/patterns/mapping.hpp"
 #include "routing/patterns/pattern.hpp"
+#include "routing/subnet.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/app_model.hpp"
 #include "sim_backend/app_spec.hpp"

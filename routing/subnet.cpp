@@ -1,4 +1,4 @@
-#include "plugin/controller/subnet.hpp"
+#include "routing/subnet.hpp"
 
 #include <stdexcept>
 
