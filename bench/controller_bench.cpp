@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "bench/median.hpp"
-#include "plugin/abi_fabric.hpp"
 #include "plugin/controller/job_controller.hpp"
-#include "plugin/sdn_engine.hpp"
+#include "plugin/opensm/abi_fabric.hpp"
+#include "plugin/opensm/sdn_engine.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/netlist.hpp"

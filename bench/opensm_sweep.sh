@@ -8,7 +8,7 @@
 #   (b) ftree+plugin: the same engine, libosmsdn.so loaded (event_plugin_name osmsdn)
 #   (c) sdn:         -R sdn,no_fallback, the plugin's own engine (DmodK tables)
 # (b) and (c) set sa_db_dump TRUE: with --once the plugin hears of the subnet only through
-# SA_DB_DUMPED (plugin/README.md).
+# SA_DB_DUMPED (plugin/opensm/README.md).
 # No switch agents run: after SUBNET UP the controller's audit of the 192 switches fails fast
 # (ibsim hands the undelivered MADs back), which shows in the wall time, not in the sweep.
 #

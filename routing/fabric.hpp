@@ -130,7 +130,7 @@ struct CableEnd {
 
 /// The order of a fabric's nodes as a subnet manager's view of it is built: HCAs (and routers)
 /// before switches, each by ascending node GUID. The plugin builds OpenSM's subnet so
-/// (plugin/abi_fabric.cpp) and a replay of a fabric read from elsewhere takes it too
+/// (plugin/opensm/abi_fabric.cpp) and a replay of a fabric read from elsewhere takes it too
 /// (in_subnet_order), because results depend on the order: min-hop's balancing follows
 /// Fabric::hcas(), ties between equal paths the node and link numbering.
 [[nodiscard]] inline bool subnet_order_before(NodeKind a_kind, Guid a, NodeKind b_kind, Guid b) {

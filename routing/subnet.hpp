@@ -1,6 +1,6 @@
 // A subnet as the subnet manager sees it, in the routing library's terms: the fabric graph, the
 // LIDs OpenSM assigned, and the master SM. Built from OpenSM's structs by the plugin
-// (plugin/abi_fabric.hpp), or from a generator or netlist by the simulator and the tests.
+// (plugin/opensm/abi_fabric.hpp), or from a generator or netlist by the simulator and the tests.
 #pragma once
 
 #include <utility>

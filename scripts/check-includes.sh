@@ -19,17 +19,17 @@ layers=(
   "mad routing"
   "plugin/notice"
   "plugin/notice/client plugin/controller"
-  "plugin cli scheduler_hook hints mad/agent sim_backend"
+  "plugin/opensm cli scheduler_hook hints mad/agent sim_backend"
   "tests"
   "plugin/tests scheduler_hook/tests common/tests"
   "hints/tests"
   "bench"
 )
 # Directories the build puts on the include path besides the root (target_include_directories).
-include_dirs=(plugin hints/include)
+include_dirs=(plugin/opensm hints/include)
 # The only component that may include OpenSM's own headers (<opensm/...>, <complib/...>,
 # <iba/...>, <vendor/...>).
-opensm_face="plugin/glue"
+opensm_face="plugin/opensm/glue"
 
 if [ "${1:-}" = "--layers" ]; then
   for i in "${!layers[@]}"; do printf '%2d  %s\n' "$i" "${layers[$i]}"; done

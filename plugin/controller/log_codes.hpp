@@ -2,8 +2,8 @@
 // with "ERR " and four hex digits (`ERR 3A0B: ...`), the first two naming the part of OpenSM that
 // logs it. ibsdn uses the prefix 5D, which OpenSM does not (3.3.23 nor its current sources); the
 // third digit names the file:
-//   5D0x  the C glue (plugin/glue/glue.h has those: C cannot include this header)
-//   5D1x  plugin/controller_bridge.cpp     5D2x  plugin/controller_runtime.cpp
+//   5D0x  the C glue (plugin/opensm/glue/glue.h has those: C cannot include this header)
+//   5D1x  plugin/opensm/controller_bridge.cpp     5D2x  plugin/opensm/controller_runtime.cpp
 //   5D3x  job_controller.cpp               5D4x  job_placement.cpp
 //   5D5x  job_reconcile.cpp                5D6x  job_audit.cpp
 //   5D7x  job_persistence.cpp              5D8x  notice_server.cpp
@@ -20,7 +20,7 @@
 namespace ibsdn {
 
 enum class LogCode : std::uint16_t {
-  // plugin/controller_bridge.cpp: the osmsdn_* functions' exception barrier.
+  // plugin/opensm/controller_bridge.cpp: the osmsdn_* functions' exception barrier.
   kCreateFailed = 0x5D10,       // the controller does not start (also to syslog)
   kAbiMismatch = 0x5D11,        // glue and controller built apart (also to syslog)
   kStopFailed = 0x5D12,         // osmsdn_stop threw
@@ -28,7 +28,7 @@ enum class LogCode : std::uint16_t {
   kSubnetUpFailed = 0x5D14,     // a SUBNET UP could not be handed to the controller
   kMadReceivedFailed = 0x5D15,  // a MAD answer could not be handed to the transport
   kMadFailureFailed = 0x5D16,   // a MAD failure could not be handed to the transport
-  // plugin/controller_runtime.cpp: the controller thread.
+  // plugin/opensm/controller_runtime.cpp: the controller thread.
   kEventsDropped = 0x5D20,        // the event queue was full
   kEventFailed = 0x5D21,          // handling a SUBNET UP or notice threw
   kPeriodicCheckFailed = 0x5D22,  // the periodic check threw

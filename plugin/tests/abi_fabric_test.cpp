@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "plugin/abi_fabric.hpp"
+#include "plugin/opensm/abi_fabric.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/xgft.hpp"
 

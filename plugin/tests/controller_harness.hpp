@@ -34,8 +34,8 @@
 #include "mad/mad_codec.hpp"
 #include "mad/switch_responder.hpp"
 #include "osmsdn_abi.h"
-#include "plugin/abi_fabric.hpp"
-#include "plugin/sdn_engine.hpp"
+#include "plugin/opensm/abi_fabric.hpp"
+#include "plugin/opensm/sdn_engine.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/xgft.hpp"
 
@@ -46,7 +46,7 @@ using nlohmann::json;
 
 inline constexpr std::uint64_t kKey = 0x5eed;
 
-/// Stands in for plugin/glue: records the log, answers MADs on threads of its own, or leaves
+/// Stands in for plugin/opensm/glue: records the log, answers MADs on threads of its own, or leaves
 /// them unanswered (a switch without an agent).
 class FakeGlue {
  public:

@@ -1,7 +1,7 @@
 // Which queue the controller thread takes a notice from (controller_runtime.hpp, Lane).
 #include <gtest/gtest.h>
 
-#include "plugin/controller_runtime.hpp"
+#include "plugin/opensm/controller_runtime.hpp"
 
 namespace ibsdn::plugin {
 namespace {

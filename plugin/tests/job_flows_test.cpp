@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "plugin/abi_fabric.hpp"
+#include "plugin/opensm/abi_fabric.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/patterns/pattern.hpp"
 #include "routing/xgft.hpp"

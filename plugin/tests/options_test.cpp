@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "plugin/options.hpp"
+#include "plugin/opensm/options.hpp"
 
 namespace ibsdn::plugin {
 namespace {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "plugin/sdn_engine.hpp"
+#include "plugin/opensm/sdn_engine.hpp"
 #include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/dragonfly.hpp"

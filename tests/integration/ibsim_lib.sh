@@ -462,7 +462,7 @@ ibsdn_programs() {
   sim=$build/sim_backend/ibsdn-sim
   agent=$build/mad/agent/ibsdn-switch-agent
   ctl=$build/cli/ibsdnctl
-  check=$build/plugin/osmsdn-route-check
+  check=$build/tests/integration/tools/osmsdn-route-check
   for f in "$sim" "$agent" "$ctl" "$check" "$build/plugin/libosmsdn.so"; do
     [[ -e $f ]] || skip "$f not built"
   done

@@ -14,7 +14,7 @@ set -euo pipefail
 
 build=${1:?usage: plugin_ibsim.sh BUILD_DIR}
 sim="$build/sim_backend/ibsdn-sim"
-check="$build/plugin/osmsdn-lft-check"
+check="$build/tests/integration/tools/osmsdn-lft-check"
 agent="$build/mad/agent/ibsdn-switch-agent"
 key=5eed
 # shellcheck source-path=SCRIPTDIR source=ibsim_lib.sh
@@ -58,7 +58,7 @@ run_opensm() {
   local dir="$WORK/$1"
   # OpenSM keeps only the first word of a value: the plugin's options are one word.
   # sa_db_dump: OpenSM reports SUBNET UP to plugins only after waking `--once`'s main thread,
-  # which then exits first; SA_DB_DUMPED comes just before that wake-up (plugin/README.md).
+  # which then exits first; SA_DB_DUMPED comes just before that wake-up (plugin/opensm/README.md).
   mkdir -p "$dir"
   cat >"$dir/ibsdn.yaml" <<EOF
 notice_socket: $dir/notice.sock

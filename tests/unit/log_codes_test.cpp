@@ -39,7 +39,7 @@ std::set<std::uint16_t> controller_codes() {
 
 /// The C glue's codes, from its header (C, with OpenSM's headers: not includable here).
 std::multiset<std::uint16_t> glue_codes() {
-  return codes_in(source_file("plugin/glue/glue.h"), R"(GLUE_ERR_\w+ = 0x(5D[0-9A-F]{2}))");
+  return codes_in(source_file("plugin/opensm/glue/glue.h"), R"(GLUE_ERR_\w+ = 0x(5D[0-9A-F]{2}))");
 }
 
 TEST(LogCodes, AreUniqueAndCarryIbsdnsPrefix) {

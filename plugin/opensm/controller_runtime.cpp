@@ -1,4 +1,4 @@
-#include "plugin/controller_runtime.hpp"
+#include "plugin/opensm/controller_runtime.hpp"
 
 #include <chrono>
 #include <exception>
@@ -7,7 +7,7 @@
 
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/switch_key.hpp"
-#include "plugin/sdn_engine.hpp"
+#include "plugin/opensm/sdn_engine.hpp"
 
 namespace ibsdn::plugin {
 namespace {

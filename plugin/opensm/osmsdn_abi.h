@@ -6,7 +6,7 @@
  * Byte order: everything here is host order (the glue converts OpenSM's network-order fields),
  * except MAD buffers, which are the 256 wire bytes.
  *
- * Threads: see plugin/README.md. In short, osmsdn_compute_lfts runs on OpenSM's sweep thread
+ * Threads: see plugin/opensm/README.md. In short, osmsdn_compute_lfts runs on OpenSM's sweep thread
  * and returns when done; the other calls only copy their arguments and return at once, the
  * work happens on the controller's own thread. */
 #ifndef OSMSDN_ABI_H
@@ -121,8 +121,8 @@ struct osmsdn_glue_ops {
 struct osmsdn_ctx; /* the C++ controller, opaque to C */
 
 /* Creates the controller. `options` is OpenSM's event_plugin_options (may be NULL): comma- or
- * space-separated key=value pairs, see plugin/README.md. On success *out is set; otherwise the
- * reason was logged at OSMSDN_LOG_ERROR_SYS (unless ops or out is NULL). */
+ * space-separated key=value pairs, see plugin/opensm/README.md. On success *out is set; otherwise
+ * the reason was logged at OSMSDN_LOG_ERROR_SYS (unless ops or out is NULL). */
 int osmsdn_create(uint32_t abi_version, const struct osmsdn_glue_ops* ops, const char* options,
                   struct osmsdn_ctx** out);
 

@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "flowtable/flow_text.hpp"
-#include "plugin/tools/opensm_dump_input.hpp"
 #include "routing/flow_compiler.hpp"
 #include "routing/lft.hpp"
 #include "routing/netlist.hpp"
 #include "routing/path_text.hpp"
+#include "tests/integration/tools/opensm_dump_input.hpp"
 
 namespace {
 

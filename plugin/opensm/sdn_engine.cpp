@@ -1,4 +1,4 @@
-#include "plugin/sdn_engine.hpp"
+#include "plugin/opensm/sdn_engine.hpp"
 
 #include <stdexcept>
 #include <vector>

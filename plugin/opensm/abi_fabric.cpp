@@ -1,4 +1,4 @@
-#include "plugin/abi_fabric.hpp"
+#include "plugin/opensm/abi_fabric.hpp"
 
 #include <algorithm>
 #include <stdexcept>

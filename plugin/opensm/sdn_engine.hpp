@@ -6,7 +6,7 @@
 #include <string>
 
 #include "osmsdn_abi.h"
-#include "plugin/abi_fabric.hpp"
+#include "plugin/opensm/abi_fabric.hpp"
 #include "routing/default_tables.hpp"
 #include "routing/lft.hpp"
 

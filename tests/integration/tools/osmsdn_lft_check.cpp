@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "plugin/tools/opensm_dump_input.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/lft.hpp"
 #include "routing/netlist.hpp"
+#include "tests/integration/tools/opensm_dump_input.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include "mad/sdn_mad.hpp"
 #include "osmsdn_abi.h"
 #include "plugin/controller/log_codes.hpp"
-#include "plugin/controller_runtime.hpp"
-#include "plugin/options.hpp"
+#include "plugin/opensm/controller_runtime.hpp"
+#include "plugin/opensm/options.hpp"
 
 static_assert(OSMSDN_MAD_SIZE == ibsdn::mad::kMadSize);
 static_assert(OSMSDN_MGMT_CLASS == ibsdn::mad::kMgmtClass);

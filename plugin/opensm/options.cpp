@@ -1,4 +1,4 @@
-#include "plugin/options.hpp"
+#include "plugin/opensm/options.hpp"
 
 #include <stdexcept>
 

@@ -2,7 +2,7 @@
 // the controller thread that owns the job logic (job_controller.hpp), fed by two sources: each
 // SUBNET UP's fabric and LFTs, and the notices the socket server (notice_server.hpp) receives.
 //
-// Threads (plugin/README.md has the whole picture):
+// Threads (plugin/opensm/README.md has the whole picture):
 //  - compute_lfts: OpenSM's sweep thread, with OpenSM's lock held; synchronous, touches no
 //    runtime state but the (immutable) configuration and the log.
 //  - fabric_updated: a sweep thread; copies its input into the queue and returns.
@@ -28,14 +28,14 @@
 
 #include "mad/sdn_mad.hpp"
 #include "osmsdn_abi.h"
-#include "plugin/abi_fabric.hpp"
 #include "plugin/controller/config.hpp"
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/controller/notice_server.hpp"
 #include "plugin/controller/state_store.hpp"
-#include "plugin/glue_services.hpp"
-#include "plugin/glue_transport.hpp"
-#include "plugin/options.hpp"
+#include "plugin/opensm/abi_fabric.hpp"
+#include "plugin/opensm/glue_services.hpp"
+#include "plugin/opensm/glue_transport.hpp"
+#include "plugin/opensm/options.hpp"
 
 namespace ibsdn::plugin {
 

@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "mad/transport.hpp"
-#include "plugin/glue_services.hpp"
+#include "plugin/opensm/glue_services.hpp"
 
 namespace ibsdn::plugin {
 

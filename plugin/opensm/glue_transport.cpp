@@ -1,4 +1,4 @@
-#include "plugin/glue_transport.hpp"
+#include "plugin/opensm/glue_transport.hpp"
 
 #include <algorithm>
 #include <cerrno>
