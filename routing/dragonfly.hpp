@@ -150,7 +150,7 @@ struct DragonflyLayout {
 /// recognised fabric is indexed exactly as the generated one.
 void index_dragonfly_cabling(const Fabric& f, DragonflyLayout& x);
 
-/// Recognises a 1D dragonfly or a megafly from the graph alone (routing/dragonfly_recognise.cpp
+/// Recognises a 1D dragonfly or a megafly from the graph alone (routing/dragonfly_recognize.cpp
 /// says how): attaches the layout, sets kind_label to the parameters (the largest counts seen)
 /// and returns true; `*why` (when not null) then says what differs from the generated fabric of
 /// those parameters (missing cables, routers, hosts), empty when nothing does. Otherwise leaves
