@@ -25,8 +25,8 @@
 #include "routing/algorithm.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/job_builder.hpp"
-#include "sim_backend/switchboard.hpp"
+#include "sim_backend/replay/switchboard.hpp"
+#include "sim_backend/workload/job_builder.hpp"
 
 namespace ibsdn::plugin {
 namespace {

@@ -32,8 +32,8 @@
 #include "bench/median.hpp"
 #include "routing/default_tables.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/max_min_sharing.hpp"
-#include "sim_backend/timing_sim.hpp"
+#include "sim_backend/flowmodel/max_min_sharing.hpp"
+#include "sim_backend/timing/timing_sim.hpp"
 
 namespace ibsdn {
 namespace {

@@ -23,8 +23,8 @@
 #include "routing/splittable_bound.hpp"
 #include "routing/splittable_commodities.hpp"
 #include "routing/splittable_lp.hpp"
-#include "sim_backend/job_builder.hpp"
-#include "sim_backend/topology_spec.hpp"
+#include "sim_backend/scenario/topology_spec.hpp"
+#include "sim_backend/workload/job_builder.hpp"
 
 namespace ibsdn {
 namespace {

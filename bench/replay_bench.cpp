@@ -49,9 +49,9 @@
 #include "routing/dragonfly.hpp"
 #include "routing/link_load.hpp"
 #include "routing/patterns/pattern.hpp"
-#include "sim_backend/scenario.hpp"
-#include "sim_backend/scenario_runner.hpp"
-#include "sim_backend/static_replay.hpp"
+#include "sim_backend/replay/static_replay.hpp"
+#include "sim_backend/run/static_runner.hpp"
+#include "sim_backend/scenario/scenario.hpp"
 
 #ifndef IBSDN_SCENARIO_DIR
 #error "IBSDN_SCENARIO_DIR: the source tree's sim_backend/scenarios (bench/CMakeLists.txt)"

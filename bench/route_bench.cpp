@@ -18,8 +18,8 @@
 #include "routing/lft.hpp"
 #include "routing/netlist.hpp"
 #include "routing/route_quality.hpp"
-#include "sim_backend/job_builder.hpp"
-#include "sim_backend/topology_spec.hpp"
+#include "sim_backend/scenario/topology_spec.hpp"
+#include "sim_backend/workload/job_builder.hpp"
 
 namespace ibsdn {
 namespace {

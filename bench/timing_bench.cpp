@@ -27,11 +27,11 @@
 
 #include "routing/default_tables.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/app_model.hpp"
-#include "sim_backend/app_spec.hpp"
-#include "sim_backend/flow_case.hpp"
-#include "sim_backend/flow_model.hpp"
-#include "sim_backend/timing_sim.hpp"
+#include "sim_backend/apps/app_model.hpp"
+#include "sim_backend/apps/app_spec.hpp"
+#include "sim_backend/flowmodel/flow_case.hpp"
+#include "sim_backend/flowmodel/flow_model.hpp"
+#include "sim_backend/timing/timing_sim.hpp"
 
 namespace ibsdn {
 namespace {

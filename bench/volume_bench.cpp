@@ -1,8 +1,8 @@
 // Volume-aware routing (issue 9, "Traffic has volumes"), in one run, every figure a ratio:
 //
 //   1. max link utilisation / splittable bound of dmodk, sdn-greedy, sdn-optimal and sdn-volume on
-//      the generated heavy-tailed cases (sim_backend/volume_cases.hpp): geometric mean and worst
-//      case per algorithm, and how often sdn-volume is worse than DmodK (must be never);
+//      the generated heavy-tailed cases (sim_backend/workload/volume_cases.hpp): geometric mean and
+//      worst case per algorithm, and how often sdn-volume is worse than DmodK (must be never);
 //   2. a degraded Curie tree (1% and 5% of its switch cables removed, 3 seeds): L_D / bound and
 //      max utilisation / bound on a random permutation and a 1024-host heavy-tailed job;
 //   3. time: sdn-volume / DmodK on the same flows (a 16k-rank-pair matrix on a 20-host tree, the
@@ -29,8 +29,8 @@
 #include "routing/patterns/mapping.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/job_builder.hpp"
-#include "sim_backend/volume_cases.hpp"
+#include "sim_backend/workload/job_builder.hpp"
+#include "sim_backend/workload/volume_cases.hpp"
 #include "tests/unit/fat_tree_fabrics.hpp"
 
 namespace ibsdn {

@@ -1,5 +1,5 @@
-// libFuzzer target: the scenario parser (sim_backend/scenario.hpp) on arbitrary bytes, with
-// oracles: a scenario that loads expands to run_count() runs whose labels are distinct when
+// libFuzzer target: the scenario parser (sim_backend/scenario/scenario.hpp) on arbitrary bytes,
+// with oracles: a scenario that loads expands to run_count() runs whose labels are distinct when
 // anything is swept, and parsing it again gives the same hash. Any exception other than
 // ConfigError, any crash and any sanitizer report is a finding. Relative paths resolve in a folder
 // that does not exist, so file keys are exercised up to the missing file.
@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "sim_backend/scenario.hpp"
+#include "sim_backend/scenario/scenario.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

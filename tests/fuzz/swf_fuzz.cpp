@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "sim_backend/replay_jobs.hpp"
-#include "sim_backend/swf.hpp"
+#include "sim_backend/workload/replay_jobs.hpp"
+#include "sim_backend/workload/swf.hpp"
 
 namespace {
 

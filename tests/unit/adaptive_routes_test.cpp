@@ -1,5 +1,5 @@
-// Adaptive routing at flow granularity (sim_backend/adaptive_routes.hpp): the fat-tree split over
-// leaf up-ports, UGAL-L / UGAL-G / PAR on dragonflies and megaflies, the load view, bad input.
+// Adaptive routing at flow granularity (sim_backend/timing/adaptive_routes.hpp): the fat-tree split
+// over leaf up-ports, UGAL-L / UGAL-G / PAR on dragonflies and megaflies, the load view, bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +13,7 @@
 #include "routing/pod_tree.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/adaptive_routes.hpp"
+#include "sim_backend/timing/adaptive_routes.hpp"
 #include "tests/unit/throws_naming.hpp"
 
 namespace ibsdn {

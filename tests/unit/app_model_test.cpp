@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "routing/patterns/pattern.hpp"
-#include "sim_backend/app_model.hpp"
-#include "sim_backend/app_spec.hpp"
+#include "sim_backend/apps/app_model.hpp"
+#include "sim_backend/apps/app_spec.hpp"
 #include "temp_dir.hpp"
 
 namespace ibsdn {

@@ -1,7 +1,7 @@
-// The controller's routes in the timing simulator (sim_backend/controller_routes.hpp): the
+// The controller's routes in the timing simulator (sim_backend/timing/controller_routes.hpp): the
 // controller is told a job's traffic at its start, and the job's messages take the paths its
 // entries install.
-#include "sim_backend/controller_routes.hpp"
+#include "sim_backend/timing/controller_routes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "routing/default_tables.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/timing_sim.hpp"
+#include "sim_backend/timing/timing_sim.hpp"
 
 namespace ibsdn {
 namespace {

@@ -1,5 +1,5 @@
-// The flow case format (sim_backend/flow_case.hpp) read strictly, the completion output, and
-// `ibsdn-sim flows` (sim_backend/cmd_flows.cpp).
+// The flow case format (sim_backend/flowmodel/flow_case.hpp) read strictly, the completion output,
+// and `ibsdn-sim flows` (sim_backend/cli/cmd_flows.cpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim_backend/flow_case.hpp"
+#include "sim_backend/flowmodel/flow_case.hpp"
 #include "tests/unit/file_line_error_expect.hpp"
 #include "tests/unit/sim_run.hpp"
 #include "tests/unit/temp_dir.hpp"

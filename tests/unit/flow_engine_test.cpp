@@ -1,5 +1,5 @@
-// The flow-level model's online engine (sim_backend/flow_engine.hpp): messages split over several
-// routes, re-routes in flight, link accounting, and incremental against full re-solves with
+// The flow-level model's online engine (sim_backend/flowmodel/flow_engine.hpp): messages split over
+// several routes, re-routes in flight, link accounting, and incremental against full re-solves with
 // messages started while others run. simulate_flows() over the engine: flow_model_test.cpp.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "sim_backend/flow_engine.hpp"
+#include "sim_backend/flowmodel/flow_engine.hpp"
 
 namespace ibsdn {
 namespace {

@@ -1,6 +1,6 @@
-// The flow-level model (sim_backend/flow_model.hpp, max_min_sharing.hpp): analytic cases worked
-// by hand, the solver against a naive progressive filling, the incremental re-solve against the
-// full one on random cases.
+// The flow-level model (sim_backend/flowmodel/flow_model.hpp, max_min_sharing.hpp): analytic cases
+// worked by hand, the solver against a naive progressive filling, the incremental re-solve against
+// the full one on random cases.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/flow_model.hpp"
-#include "sim_backend/max_min_sharing.hpp"
+#include "sim_backend/flowmodel/flow_model.hpp"
+#include "sim_backend/flowmodel/max_min_sharing.hpp"
 
 namespace ibsdn {
 namespace {

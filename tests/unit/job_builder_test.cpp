@@ -1,4 +1,4 @@
-// The simulator's job construction: which nodes a job gets (sim_backend/job_builder.hpp).
+// The simulator's job construction: which nodes a job gets (sim_backend/workload/job_builder.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "routing/xgft.hpp"
-#include "sim_backend/job_builder.hpp"
+#include "sim_backend/workload/job_builder.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {

@@ -1,8 +1,8 @@
-// The priority queues under MaxMinSharing (sim_backend/level_heaps.hpp), against a sorted set on
-// random operations: the indexed heap always tops the least (level, index), whatever was pushed,
-// lowered, raised at the top or erased; the radix heap gives out levels in order while pushes
-// stay at or above the last level taken, ties included.
-#include "sim_backend/level_heaps.hpp"
+// The priority queues under MaxMinSharing (sim_backend/flowmodel/level_heaps.hpp), against a sorted
+// set on random operations: the indexed heap always tops the least (level, index), whatever was
+// pushed, lowered, raised at the top or erased; the radix heap gives out levels in order while
+// pushes stay at or above the last level taken, ties included.
+#include "sim_backend/flowmodel/level_heaps.hpp"
 
 #include <gtest/gtest.h>
 

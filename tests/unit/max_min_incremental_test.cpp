@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/max_min_sharing.hpp"
+#include "sim_backend/flowmodel/max_min_sharing.hpp"
 
 namespace ibsdn {
 namespace {

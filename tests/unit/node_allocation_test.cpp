@@ -1,6 +1,6 @@
-// Proofs of the job-trace replay's node allocation (sim_backend/node_allocation.hpp): linear and
-// random basics, Slurm's tree best fit on hand-checked XGFTs (complete and degraded), seed 001's
-// dragonfly placements on a small dragonfly, refusals, and a property test over random
+// Proofs of the job-trace replay's node allocation (sim_backend/workload/node_allocation.hpp):
+// linear and random basics, Slurm's tree best fit on hand-checked XGFTs (complete and degraded),
+// seed 001's dragonfly placements on a small dragonfly, refusals, and a property test over random
 // allocate / release sequences for every policy on every fabric it accepts.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "routing/fat_tree.hpp"
 #include "routing/patterns/rng.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/node_allocation.hpp"
+#include "sim_backend/workload/node_allocation.hpp"
 #include "tests/param_names.hpp"
 
 namespace ibsdn {

@@ -1,4 +1,4 @@
-#include "sim_backend/plots.hpp"
+#include "sim_backend/run/static_plots.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/run_report.hpp"
-#include "sim_backend/scenario_runner.hpp"
-#include "sim_backend/subprocess.hpp"
+#include "sim_backend/run/static_report.hpp"
+#include "sim_backend/run/static_runner.hpp"
+#include "sim_backend/run/subprocess.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {

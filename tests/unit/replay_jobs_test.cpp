@@ -1,13 +1,13 @@
-// Seed 002 IV.A.1's choice of the jobs a replay runs (sim_backend/replay_jobs.hpp), and what the
-// summary says about them (sim_backend/trace_stats.hpp).
+// Seed 002 IV.A.1's choice of the jobs a replay runs (sim_backend/workload/replay_jobs.hpp), and
+// what the summary says about them (sim_backend/workload/trace_stats.hpp).
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "sim_backend/replay_jobs.hpp"
-#include "sim_backend/trace_stats.hpp"
+#include "sim_backend/workload/replay_jobs.hpp"
+#include "sim_backend/workload/trace_stats.hpp"
 
 namespace ibsdn {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim_backend/replay_session.hpp"
+#include "sim_backend/replay/replay_session.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "routing/lft.hpp"
 #include "routing/patterns/rng.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/static_replay.hpp"
+#include "sim_backend/replay/static_replay.hpp"
 
 namespace ibsdn {
 namespace {

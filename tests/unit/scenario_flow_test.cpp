@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/scenario.hpp"
+#include "sim_backend/scenario/scenario.hpp"
 #include "tests/param_names.hpp"
 #include "tests/unit/scenario_swept_head.hpp"
 #include "tests/unit/temp_dir.hpp"

@@ -1,4 +1,4 @@
-#include "sim_backend/scenario_runner.hpp"
+#include "sim_backend/run/static_runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "routing/patterns/rng.hpp"
-#include "sim_backend/run_report.hpp"
+#include "sim_backend/run/static_report.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {

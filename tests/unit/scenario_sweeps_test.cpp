@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/scenario.hpp"
+#include "sim_backend/scenario/scenario.hpp"
 #include "tests/unit/scenario_swept_head.hpp"
 
 namespace ibsdn {

@@ -1,4 +1,4 @@
-#include "sim_backend/scenario.hpp"
+#include "sim_backend/scenario/scenario.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/node_allocation.hpp"
-#include "sim_backend/swf_synthetic.hpp"
+#include "sim_backend/workload/node_allocation.hpp"
+#include "sim_backend/workload/swf_synthetic.hpp"
 #include "tests/param_names.hpp"
 #include "tests/unit/temp_dir.hpp"
 

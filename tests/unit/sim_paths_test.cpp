@@ -1,4 +1,4 @@
-// ibsdn-sim paths (sim_backend/cmd_paths.cpp, replay_paths.*): the --job syntax, the printed
+// ibsdn-sim paths (sim_backend/cli/cmd_paths.cpp, replay_paths.*): the --job syntax, the printed
 // paths (sorted, one line per flow, the second job routed on top of the first, a too small table
 // degrading a job), the JSON form, and bad input refused with a message and exit status 2.
 #include <gtest/gtest.h>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "routing/xgft.hpp"
-#include "sim_backend/input_error.hpp"
-#include "sim_backend/replay_paths.hpp"
+#include "sim_backend/io/input_error.hpp"
+#include "sim_backend/replay/replay_paths.hpp"
 #include "tests/unit/sim_run.hpp"
 #include "tests/unit/temp_dir.hpp"
 

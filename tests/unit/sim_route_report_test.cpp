@@ -1,4 +1,4 @@
-// ibsdn-sim route's report (sim_backend/cmd_route.cpp): for a traffic-matrix job the pairs kept
+// ibsdn-sim route's report (sim_backend/cli/cmd_route.cpp): for a traffic-matrix job the pairs kept
 // and the self and zero pairs skipped (issue 9), in the text and the JSON report; the splittable
 // LP bound beside the cut bound.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim_backend/commands.hpp"
+#include "sim_backend/cli/commands.hpp"
 #include "tests/unit/temp_dir.hpp"
 
 namespace ibsdn {

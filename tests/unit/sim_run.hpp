@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/sim_main.hpp"
+#include "sim_backend/cli/sim_main.hpp"
 
 namespace ibsdn::test {
 

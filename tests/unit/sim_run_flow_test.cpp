@@ -1,4 +1,4 @@
-// `ibsdn-sim run` on scenarios of the flow model (sim_backend/timing_runner.*, timing_report.*,
+// `ibsdn-sim run` on scenarios of the flow model (sim_backend/run/timing_runner.*, timing_report.*,
 // timing_plots.*): the shipped flow-small.yaml's speedup column, the files and their hash,
 // byte-identical outputs for the same scenario, link samples and slowdown against the job alone,
 // and the plots' scripts and captions.
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/app_spec.hpp"
-#include "sim_backend/scenario.hpp"
-#include "sim_backend/timing_plots.hpp"
-#include "sim_backend/timing_report.hpp"
-#include "sim_backend/timing_runner.hpp"
+#include "sim_backend/apps/app_spec.hpp"
+#include "sim_backend/run/timing_plots.hpp"
+#include "sim_backend/run/timing_report.hpp"
+#include "sim_backend/run/timing_runner.hpp"
+#include "sim_backend/scenario/scenario.hpp"
 #include "tests/unit/sim_run.hpp"
 #include "tests/unit/temp_dir.hpp"
 

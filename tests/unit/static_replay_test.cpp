@@ -1,4 +1,4 @@
-#include "sim_backend/static_replay.hpp"
+#include "sim_backend/replay/static_replay.hpp"
 
 #include <gtest/gtest.h>
 

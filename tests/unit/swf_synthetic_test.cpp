@@ -1,5 +1,5 @@
-// Synthetic SWF traces (sim_backend/swf_synthetic.hpp): reproducible, shaped as documented, at
-// the target utilisation, and never asking for more nodes than the machine has.
+// Synthetic SWF traces (sim_backend/workload/swf_synthetic.hpp): reproducible, shaped as
+// documented, at the target utilisation, and never asking for more nodes than the machine has.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/replay_jobs.hpp"
-#include "sim_backend/swf_synthetic.hpp"
-#include "sim_backend/trace_stats.hpp"
+#include "sim_backend/workload/replay_jobs.hpp"
+#include "sim_backend/workload/swf_synthetic.hpp"
+#include "sim_backend/workload/trace_stats.hpp"
 #include "tests/param_names.hpp"
 
 namespace ibsdn {

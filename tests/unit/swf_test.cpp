@@ -1,4 +1,4 @@
-// Standard Workload Format traces read strictly and written back (sim_backend/swf.hpp).
+// Standard Workload Format traces read strictly and written back (sim_backend/workload/swf.hpp).
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim_backend/swf.hpp"
+#include "sim_backend/workload/swf.hpp"
 #include "tests/unit/file_line_error_expect.hpp"
 
 namespace ibsdn {

@@ -1,6 +1,7 @@
-// The timing simulator (sim_backend/timing_sim.hpp): issue 12's analytic cases — one message,
-// FCFS against RR on one NIC, a message between GPUs of one node, a contention-free permutation
-// on a full fat-tree — and the job life cycle (iterations, compute, waiting for nodes, samples).
+// The timing simulator (sim_backend/timing/timing_sim.hpp): issue 12's analytic cases — one
+// message, FCFS against RR on one NIC, a message between GPUs of one node, a contention-free
+// permutation on a full fat-tree — and the job life cycle (iterations, compute, waiting for nodes,
+// samples).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,9 +12,9 @@
 
 #include "routing/default_tables.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/app_model.hpp"
-#include "sim_backend/app_spec.hpp"
-#include "sim_backend/timing_sim.hpp"
+#include "sim_backend/apps/app_model.hpp"
+#include "sim_backend/apps/app_spec.hpp"
+#include "sim_backend/timing/timing_sim.hpp"
 
 namespace ibsdn {
 namespace {

@@ -16,10 +16,10 @@
 #include "routing/patterns/pattern.hpp"
 #include "routing/subnet.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/app_model.hpp"
-#include "sim_backend/app_spec.hpp"
-#include "sim_backend/static_replay.hpp"
-#include "sim_backend/timing_sim.hpp"
+#include "sim_backend/apps/app_model.hpp"
+#include "sim_backend/apps/app_spec.hpp"
+#include "sim_backend/replay/static_replay.hpp"
+#include "sim_backend/timing/timing_sim.hpp"
 
 namespace ibsdn {
 namespace {

@@ -1,7 +1,7 @@
 // Volume-aware routing (routing/volume_routing.hpp, sdn-volume) on heavy-tailed traffic
-// (sim_backend/volume_cases.hpp): never worse than DmodK, SDN-greedy or SDN-optimal; within 5% of
-// the splittable bound wherever no single-path obstruction is known, and within 5% of the
-// single-path bound where one is; L_D = NL_D on unit demands on full-bisection trees. Also the
+// (sim_backend/workload/volume_cases.hpp): never worse than DmodK, SDN-greedy or SDN-optimal;
+// within 5% of the splittable bound wherever no single-path obstruction is known, and within 5% of
+// the single-path bound where one is; L_D = NL_D on unit demands on full-bisection trees. Also the
 // generators, the single-path bound and each part of the engine on hand-built cases.
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "routing/route_quality.hpp"
 #include "routing/volume_routing.hpp"
 #include "routing/xgft.hpp"
-#include "sim_backend/volume_cases.hpp"
+#include "sim_backend/workload/volume_cases.hpp"
 #include "tests/param_names.hpp"
 
 namespace ibsdn {
