@@ -21,12 +21,12 @@
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/opensm/abi_fabric.hpp"
 #include "plugin/opensm/sdn_engine.hpp"
-#include "plugin/tests/abi_test_fabric.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/replay/switchboard.hpp"
 #include "sim_backend/workload/job_builder.hpp"
+#include "tests/unit/plugin/abi_test_fabric.hpp"
 
 namespace ibsdn::plugin {
 namespace {

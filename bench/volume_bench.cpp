@@ -31,7 +31,7 @@
 #include "routing/xgft.hpp"
 #include "sim_backend/workload/job_builder.hpp"
 #include "sim_backend/workload/volume_cases.hpp"
-#include "tests/unit/fat_tree_fabrics.hpp"
+#include "tests/support/fat_tree_fabrics.hpp"
 
 namespace ibsdn {
 namespace {

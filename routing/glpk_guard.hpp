@@ -2,7 +2,7 @@
 // aborting it.
 //
 // What Debian 12's GLPK 5.0 does, read from its source (src/env/error.c) and checked against the
-// installed library (glp_config, tests/unit/glpk_guard_test.cpp):
+// installed library (glp_config, tests/unit/routing/glpk_guard_test.cpp):
 // - Terminal output goes to stdout unless glp_term_out(GLP_OFF) or a terminal hook that returns
 //   non-zero intercepts it; both are settings of the calling thread's environment.
 // - On an internal error (glp_error: an argument out of range, out of memory, a failed assertion)

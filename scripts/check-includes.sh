@@ -26,8 +26,6 @@ layers=(
   "sim_backend/run"
   "sim_backend/cli"
   "tests"
-  "plugin/tests scheduler_hook/tests common/tests"
-  "hints/tests"
   "bench"
 )
 # Directories the build puts on the include path besides the root (target_include_directories).

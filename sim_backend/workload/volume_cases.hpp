@@ -1,5 +1,5 @@
 // The catalogue of volume cases that the volume-aware routing is proved and measured on
-// (tests/unit/volume_routing_test.cpp, bench/volume_bench.cpp): heavy-tailed traffic
+// (tests/unit/routing/volume_routing_test.cpp, bench/volume_bench.cpp): heavy-tailed traffic
 // (volume_traffic.hpp) of jobs placed 8 or 16 ranks per node, block or cyclic, on 2- and 3-level
 // trees, one full-bisection and one 2:1 tapered 3-level tree among them.
 //

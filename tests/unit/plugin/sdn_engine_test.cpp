@@ -1,0 +1,181 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "plugin/opensm/sdn_engine.hpp"
+#include "routing/algorithm.hpp"
+#include "routing/dragonfly.hpp"
+#include "routing/xgft.hpp"
+#include "tests/unit/plugin/abi_test_fabric.hpp"
+
+namespace ibsdn::plugin {
+namespace {
+
+/// One OSMSDN_NO_PATH-filled buffer per switch, sized like OpenSM's (LIDs 0..max).
+struct Tables {
+  std::vector<std::vector<std::uint8_t>> bytes;
+  std::vector<osmsdn_lft> lfts;
+  Tables(const Fabric& f, std::size_t entries) {
+    for (const NodeIdx s : f.switches()) {
+      bytes.emplace_back(entries, OSMSDN_NO_PATH);
+      lfts.push_back(osmsdn_lft{f.node(s).guid.value(), bytes.back().data(),
+                                static_cast<std::uint32_t>(entries)});
+    }
+  }
+  [[nodiscard]] std::uint8_t entry(std::size_t sw, Lid lid) const { return bytes[sw][lid.value()]; }
+};
+
+TEST(SdnEngine, RunsDmodKOnARecognisedXgftAndRoutesEveryLidEverywhere) {
+  const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
+  const LidMap lids = sequential_lids(f);
+  const test::AbiBuffers abi = test::to_abi(f, lids);
+  Subnet af = subnet_from_abi(abi.view);
+  const SdnTables t = compute_sdn_tables(af);
+  EXPECT_EQ(t.algorithm, "dmodk");
+  EXPECT_EQ(t.topology, "XGFT(2;4,4;1,4)");
+
+  const auto dmodk = make_algorithm("dmodk");
+  const LftSet expected = lfts_from_destination_routes(f, lids, *dmodk);
+  Tables out(f, lids.max_lid().value() + 1u);
+  write_tables(af, t.lfts, out.lfts);
+  for (std::size_t i = 0; i < f.switches().size(); ++i) {
+    const NodeIdx s = f.switches()[i];
+    EXPECT_EQ(out.entry(i, Lid(0)), OSMSDN_NO_PATH);
+    for (std::uint16_t l = 1; l <= lids.max_lid().value(); ++l) {
+      ASSERT_NE(out.entry(i, Lid(l)), OSMSDN_NO_PATH) << f.node(s).name << " LID " << l;
+      EXPECT_EQ(out.entry(i, Lid(l)), expected.table(s).out(Lid(l)).value())
+          << f.node(s).name << " LID " << l;
+    }
+  }
+}
+
+TEST(SdnEngine, FallsBackToMinhopOffXgfts) {
+  // Three switches in a ring, one HCA each: no fat-tree levels.
+  Fabric f;
+  std::vector<NodeIdx> sw;
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "h" + std::to_string(i);
+    const NodeIdx h = f.add_node(NodeKind::kHca, name, 1, Guid(0x100u + static_cast<unsigned>(i)));
+    f.node(h).description = name + " HCA-1";
+    sw.push_back(f.add_node(NodeKind::kSwitch, "s" + std::to_string(i), 3,
+                            Guid(0x200u + static_cast<unsigned>(i))));
+    f.node(sw.back()).description = "s" + std::to_string(i);
+    f.connect(h, PortNum(1), sw.back(), PortNum(1), 100.0);
+  }
+  for (int i = 0; i < 3; ++i) {
+    f.connect(sw[static_cast<std::size_t>(i)], PortNum(2),
+              sw[static_cast<std::size_t>((i + 1) % 3)], PortNum(3), 100.0);
+  }
+  const LidMap lids = sequential_lids(f);
+  Subnet af = subnet_from_abi(test::to_abi(f, lids).view);
+  const SdnTables t = compute_sdn_tables(af);
+  EXPECT_EQ(t.algorithm, "minhop");
+  EXPECT_NE(t.topology.find("not a fat-tree"), std::string::npos);
+  Tables out(f, lids.max_lid().value() + 1u);
+  write_tables(af, t.lfts, out.lfts);
+  // Each switch sends its own HCA's LID down port 1 and every LID somewhere.
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(out.entry(i, lids.lid(*f.find("h" + std::to_string(i)))), 1);
+    for (std::uint16_t l = 1; l <= lids.max_lid().value(); ++l) {
+      EXPECT_NE(out.entry(i, Lid(l)), OSMSDN_NO_PATH) << "s" << i << " LID " << l;
+    }
+  }
+}
+
+TEST(SdnEngine, RecognisesADragonflyForTheJobsAndKeepsMinhopTables) {
+  for (const Fabric& f : {generate_dragonfly(2, 4, 2, 9), generate_megafly(2, 4, 3, 2, 4)}) {
+    const LidMap lids = sequential_lids(f);
+    const test::AbiBuffers abi = test::to_abi(f, lids);
+    Subnet af = subnet_from_abi(abi.view);
+    const SdnTables t = compute_sdn_tables(af);
+    // df-* choices depend on the source: no LFT holds them, flow entries do.
+    EXPECT_EQ(t.algorithm, "minhop");
+    EXPECT_EQ(t.topology, f.kind_label);
+    // The layout stays on the subnet: the controller's jobs pick algorithms.dragonfly by it.
+    ASSERT_NE(af.fabric.dragonfly(), nullptr) << f.kind_label;
+    EXPECT_EQ(af.fabric.dragonfly()->groups, f.dragonfly()->groups);
+    EXPECT_EQ(af.fabric.dragonfly()->megafly(), f.dragonfly()->megafly());
+
+    const LftSet expected = lfts_from_destination_routes(f, lids, *make_algorithm("minhop"));
+    Tables out(f, lids.max_lid().value() + 1u);
+    write_tables(af, t.lfts, out.lfts);
+    for (std::size_t i = 0; i < f.switches().size(); ++i) {
+      const NodeIdx s = f.switches()[i];
+      for (const NodeIdx h : f.hcas()) {
+        const Lid l = lids.lid(h);
+        EXPECT_EQ(out.entry(i, l), expected.table(s).out(l).value()) << f.node(s).name;
+      }
+    }
+  }
+}
+
+TEST(SdnEngine, LmcAliasesTakeTheirBaseLidsRoute) {
+  const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
+  const LidMap lids = sequential_lids(f);
+  test::AbiBuffers abi = test::to_abi(f, lids);
+  // n0016 has the highest HCA LID (16); give it LMC 1 so that LID 17 is its too, and move the
+  // switches' LIDs up by one.
+  for (auto& n : abi.nodes) {
+    if (n.type == OSMSDN_NODE_SWITCH) ++n.lid;
+  }
+  abi.port(15, 1).lmc = 1;
+  abi.refresh();
+  Subnet af = subnet_from_abi(abi.view);
+  const SdnTables t = compute_sdn_tables(af);
+  Tables out(f, 32);
+  write_tables(af, t.lfts, out.lfts);
+  for (std::size_t i = 0; i < f.switches().size(); ++i) {
+    EXPECT_NE(out.entry(i, Lid(16)), OSMSDN_NO_PATH);
+    EXPECT_EQ(out.entry(i, Lid(17)), out.entry(i, Lid(16)));
+    EXPECT_EQ(out.entry(i, Lid(30)), OSMSDN_NO_PATH);  // nobody's LID
+  }
+}
+
+TEST(SdnEngine, DmodkTables_AreByteIdenticalToTheAllPairsBuilders_WithLmc) {
+  for (const char* spec : {"2;4,4;1,4", "3;4,4,3;1,2,2", "3;6,4,3;1,3,2"}) {
+    SCOPED_TRACE(spec);
+    const Fabric f = generate_xgft(XgftParams::parse(spec));
+    // LMC 2 on every HCA: base LIDs 4, 8, ... (aliases up to 3 above each), then the switches.
+    LidMap lids(f);
+    std::uint16_t next = 4;
+    for (const NodeIdx h : f.hcas()) {
+      lids.assign(h, PortNum(1), Lid(next));
+      next = static_cast<std::uint16_t>(next + 4);
+    }
+    for (const NodeIdx s : f.switches()) lids.assign(s, kSwitchPort0, Lid(next++));
+    test::AbiBuffers abi = test::to_abi(f, lids);
+    for (const NodeIdx h : f.hcas()) abi.port(h.value(), 1).lmc = 2;
+    abi.refresh();
+    Subnet af = subnet_from_abi(abi.view);
+    const SdnTables t = compute_sdn_tables(af);
+    ASSERT_EQ(t.algorithm, "dmodk");
+    const LftSet all_pairs =
+        lfts_from_destination_routes(af.fabric, af.lids, *make_algorithm("dmodk"));
+    Tables engine(f, next + 1u);
+    Tables reference(f, next + 1u);
+    write_tables(af, t.lfts, engine.lfts);
+    write_tables(af, all_pairs, reference.lfts);
+    EXPECT_EQ(engine.bytes, reference.bytes);
+    for (std::size_t i = 0; i < f.switches().size(); ++i) {
+      EXPECT_NE(engine.entry(i, Lid(7)), OSMSDN_NO_PATH);
+      EXPECT_EQ(engine.entry(i, Lid(7)), engine.entry(i, Lid(4)));  // alias of the first host
+    }
+  }
+}
+
+TEST(SdnEngine, WritesNothingWhenATableNamesAnUnknownSwitch) {
+  const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
+  const LidMap lids = sequential_lids(f);
+  Subnet af = subnet_from_abi(test::to_abi(f, lids).view);
+  const SdnTables t = compute_sdn_tables(af);
+  Tables out(f, 25);
+  out.lfts.back().switch_guid = 0x42;
+  EXPECT_THROW(write_tables(af, t.lfts, out.lfts), std::invalid_argument);
+  for (const auto& b : out.bytes) {
+    for (const std::uint8_t e : b) EXPECT_EQ(e, OSMSDN_NO_PATH);
+  }
+}
+
+}  // namespace
+}  // namespace ibsdn::plugin
