@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Configures and builds one flavour of ibsdn: `build.sh [release|asan|fuzz]` into build/<flavour>.
+# Configures and builds one flavour of ibsdn into build/<flavour>:
+#   build.sh [release|asan|fuzz] [TARGET...]
+# With targets, builds only those (and what they need), not the tests and benchmarks. ccache, when
+# installed, speeds up repeated builds; a cold build does not need it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 flavour="${1:-release}"
+shift || true
 jobs="$(nproc)"
 case "$flavour" in
   release) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
@@ -11,8 +15,15 @@ case "$flavour" in
               -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release, asan, fuzz)" >&2; exit 2 ;;
 esac
+if command -v ccache >/dev/null; then
+  args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 # The prefix /usr: where the package installs (packaging/README.md), also for `cmake --install`.
 cmake -S "$root" -B "$root/build/$flavour" -G Ninja -DCMAKE_INSTALL_PREFIX=/usr "${args[@]}" >/dev/null
 targets=()
-if [ "$flavour" = fuzz ]; then targets=(--target fuzzers); fi
+if [ $# -gt 0 ]; then
+  targets=(--target "$@")
+elif [ "$flavour" = fuzz ]; then
+  targets=(--target fuzzers)
+fi
 cmake --build "$root/build/$flavour" -j "$jobs" "${targets[@]}"

@@ -7,7 +7,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" release >/dev/null
+# Only what the demo runs: the plugin, the switch agent, ibsdnctl and ibsdn-sim (not the tests).
+"$root/scripts/build.sh" release osmsdn ibsdn-switch-agent ibsdnctl ibsdn-sim >/dev/null
 build="$root/build/release"
 ctl="$build/cli/ibsdnctl"
 key=0xd3e0

@@ -8,7 +8,31 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 fuzz_seconds="${IBSDN_FUZZ_SECONDS:-20}"
 
-step() { printf '\n=== %s ===\n' "$*"; }
+# Each leg's wall time, printed at the end (also when a leg fails): CI has 90 minutes on 2 cores.
+legs=()
+leg=""
+leg_start=$SECONDS
+end_leg() {
+  if [ -n "$leg" ]; then
+    local s=$((SECONDS - leg_start))
+    legs+=("$(printf '%3dm%02ds  %s' $((s / 60)) $((s % 60)) "$leg")")
+  fi
+  leg=""
+}
+report_legs() {
+  local status=$?
+  end_leg
+  printf '\n=== time per leg ===\n'
+  printf '%s\n' "${legs[@]}"
+  printf '%3dm%02ds  total (exit status %d)\n' $((SECONDS / 60)) $((SECONDS % 60)) "$status"
+}
+trap report_legs EXIT
+step() {
+  end_leg
+  leg="$*"
+  leg_start=$SECONDS
+  printf '\n=== %s ===\n' "$*"
+}
 
 step "dependencies"
 scripts/install-deps.sh
