@@ -10,7 +10,7 @@ shift || true
 jobs="$(nproc)"
 case "$flavour" in
   release) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
-  asan) args=(-DCMAKE_BUILD_TYPE=Debug -DIBSDN_SANITIZE=ON -DIBSDN_BENCH=OFF) ;;
+  asan) args=(-DCMAKE_BUILD_TYPE=Debug -DIBSDN_SANITIZE=ON -DIBSDN_BENCH=OFF -DIBSDN_TEST_PER_CASE=OFF) ;;
   fuzz) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DIBSDN_FUZZ=ON -DBUILD_TESTING=OFF -DIBSDN_BENCH=OFF
               -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release, asan, fuzz)" >&2; exit 2 ;;
