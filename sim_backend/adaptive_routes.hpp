@@ -5,7 +5,8 @@
 // on a fat-tree a split over several minimal routes (the engine gives each of k routes a sub-flow
 // of weight 1/k and max-min sharing spreads the bytes by the bandwidth each route has left); on a
 // dragonfly or megafly one route, minimal or Valiant, chosen by UGAL or progressive adaptive
-// routing (PAR). docs/simulation.md, "Adaptive routing in the flow model", states the rules.
+// routing (PAR). docs/simulation-timing.md, "Adaptive routing in the flow model", states the
+// rules.
 //
 // Link loads (LinkLoads): one value per directed link of the fabric, indexed by LinkId::value(),
 // in flows: the summed weights of the flows already crossing the link (a message on one route

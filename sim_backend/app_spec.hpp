@@ -9,7 +9,7 @@
 // - a skeleton of the thesis' applications (chapter 3.2, Fig 3.1; 4.4.2): stencil3d, stencil4d,
 //   subcomm3d, kripke, laghos, amg, sw4lite, milc, nekbone: a communication structure with a
 //   compute time per iteration chosen to match the thesis' compute/communication ratio
-//   (docs/simulation.md, "Applications in the flow model", has the table);
+//   (docs/simulation-timing.md, "Applications in the flow model", has the table);
 // - a phased workload of thesis 4.4.2: random-perm-mixed, stencil-mixed, random-perm-third;
 // - any other pattern name (routing/patterns/pattern_syntax.def), the pattern's flows as one
 //   phase, e.g. `random-perm`, `shift:k=3`, `matrix:file=tm.txt` (a traffic matrix with bytes).
