@@ -1,4 +1,4 @@
-// Issue 11's figures in one run (bench/README.md, "Replay"):
+// The static replay's figures in one run (bench/README.md, "Replay"):
 //
 // 1. Replay: seed 002's 1000-job replay on Curie's XGFT (sim_backend/scenarios/table2-curie.yaml:
 //    the synthetic Curie trace, tree allocation), through run_scenario() as `ibsdn-sim run` does:
@@ -338,7 +338,7 @@ Measured measure_run(const ScenarioRun& run, int reps, const ChildLimits& limits
   return m;
 }
 
-constexpr double kTargetSeconds = 10;  // issue 11: the 1000-job Curie replay under 10 s
+constexpr double kTargetSeconds = 10;  // the target: the 1000-job Curie replay under 10 s
 
 /// Returns whether every case finished (a limit or an error fails a case).
 bool replay_part(const std::string& scenario_path, bool quick, int reps,

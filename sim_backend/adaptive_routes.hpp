@@ -1,5 +1,5 @@
-// Adaptive routing at flow granularity for the flow-level timing model (issue 12): the routes a
-// message takes, chosen from the fabric and the link loads at the moment it starts.
+// Adaptive routing at flow granularity for the flow-level timing model (docs/simulation-timing.md):
+// the routes a message takes, chosen from the fabric and the link loads at the moment it starts.
 //
 // The flow model has no packets, so per-packet adaptivity becomes a choice of routes per message:
 // on a fat-tree a split over several minimal routes (the engine gives each of k routes a sub-flow

@@ -1,5 +1,6 @@
-// The syntax of an application for the flow-level timing model (issue 12): which program a job
-// runs, as written in a scenario file or on a command line, checked without generating anything.
+// The syntax of an application for the flow-level timing model (docs/simulation-timing.md): which
+// program a job runs, as written in a scenario file or on a command line, checked without
+// generating anything.
 //
 //   NAME[:OPTION=VALUE,...]      e.g.  stencil4d:bytes=1M,iter=10,compute=2ms,gpu=4
 //                                      shift:k=3,iter=5,compute=10ms

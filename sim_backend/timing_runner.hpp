@@ -1,4 +1,4 @@
-// One run of a scenario under the flow-level timing model (`model: flow`, issue 12,
+// One run of a scenario under the flow-level timing model (`model: flow`,
 // docs/simulation-timing.md): the fabric and its default LFTs, the workload's jobs and their
 // allocation as the static model has them (scenario_runner.hpp), each job's application program,
 // then simulate_timing() (timing_sim.hpp) with the run's routing; with another routing the same
