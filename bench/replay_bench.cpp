@@ -474,7 +474,7 @@ bool replay_part(const std::string& scenario_path, bool quick, int reps,
 
 constexpr int kHostsPerRouter = 4;    // seed 001: 4 compute nodes per router
 constexpr int kRoutersPerGroup = 96;  // 16 routers x 6 chassis
-constexpr int kGlobalPorts = 10;      // 30 network ports - 15 - 5 local ones (seed 001 II.A)
+constexpr int kGlobalPorts = 10;      // 30 network ports - 15 - 5 local ones (seed 001 II)
 
 void scale_case(int groups, double lft_seconds, Report& r) {
   PartMeter meter(r);
