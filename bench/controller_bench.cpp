@@ -118,7 +118,8 @@ struct GlueTables {
 
 /// The sdn engine's step: the subnet copied from the glue's structs, DmodK's tables per
 /// destination, written into the glue's tables. Baseline in the same run: the same step with
-/// the tables from every HCA pair (lfts_from_destination_routes, the engine until issue 9).
+/// the tables from every HCA pair (lfts_from_destination_routes, the engine before the
+/// per-destination LFT fill).
 void engine_case(const char* label, const char* xgft, int reps) {
   const Fabric generated = generate_xgft(XgftParams::parse(xgft));
   const LidMap lids = sequential_lids(generated);

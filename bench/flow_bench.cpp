@@ -1,4 +1,4 @@
-// The flow-level model's re-solve cost (issue 12, "Figures to measure"): the median time of one
+// The flow-level model's re-solve cost (bench/README.md, "flow_bench"): the median time of one
 // incremental re-solve (after one flow ends and another starts) with 10k and 100k active flows on
 // a ~10k-link fabric, as a ratio to a full re-solve in the same run (thread CPU time).
 //

@@ -1,4 +1,4 @@
-// Issue 11's figures in one run (bench/README.md, "Replay"):
+// The static replay's figures in one run (bench/README.md, "Replay"):
 //
 // 1. Replay: seed 002's 1000-job replay on Curie's XGFT (sim_backend/scenarios/table2-curie.yaml:
 //    the synthetic Curie trace, tree allocation), through run_scenario() as `ibsdn-sim run` does:
@@ -338,7 +338,7 @@ Measured measure_run(const ScenarioRun& run, int reps, const ChildLimits& limits
   return m;
 }
 
-constexpr double kTargetSeconds = 10;  // issue 11: the 1000-job Curie replay under 10 s
+constexpr double kTargetSeconds = 10;  // the target: the 1000-job Curie replay under 10 s
 
 /// Returns whether every case finished (a limit or an error fails a case).
 bool replay_part(const std::string& scenario_path, bool quick, int reps,
@@ -474,7 +474,7 @@ bool replay_part(const std::string& scenario_path, bool quick, int reps,
 
 constexpr int kHostsPerRouter = 4;    // seed 001: 4 compute nodes per router
 constexpr int kRoutersPerGroup = 96;  // 16 routers x 6 chassis
-constexpr int kGlobalPorts = 10;      // 30 network ports - 15 - 5 local ones (seed 001 II.A)
+constexpr int kGlobalPorts = 10;      // 30 network ports - 15 - 5 local ones (seed 001 II)
 
 void scale_case(int groups, double lft_seconds, Report& r) {
   PartMeter meter(r);

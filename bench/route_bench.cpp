@@ -2,7 +2,7 @@
 // in one run: L_D / lower bound per algorithm, and compute time / DmodK's on the same demand; and
 // the time of the sdn engine's LFTs, per destination, against the all-pairs builder it replaced.
 //
-//   route_bench            the full tables of issue 2 (about a minute)
+//   route_bench            the full tables of bench/README.md (about a minute)
 //   route_bench --quick    a reduced set, for CI smoke runs
 #include <algorithm>
 #include <chrono>

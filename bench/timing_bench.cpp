@@ -1,4 +1,4 @@
-// Issue 12's timing figure: a random permutation on a 1024-node full fat-tree
+// The timing simulator's figure: a random permutation on a 1024-node full fat-tree
 // (XGFT(3;16,16,4;1,16,16), DmodK LFTs, 100 Gb/s links, FCFS NICs), 1 MiB messages, 10
 // iterations without compute, through the timing simulator: its wall time and events per second.
 //

@@ -1,4 +1,4 @@
-// Volume-aware routing (issue 9, "Traffic has volumes"), in one run, every figure a ratio:
+// Volume-aware routing (docs/routing.md, "Volumes"), in one run, every figure a ratio:
 //
 //   1. max link utilisation / splittable bound of dmodk, sdn-greedy, sdn-optimal and sdn-volume on
 //      the generated heavy-tailed cases (sim_backend/workload/volume_cases.hpp): geometric mean and

@@ -1,5 +1,6 @@
-// Recognising a 1D dragonfly or a megafly from the discovered graph alone (issue 9), so that
-// `algorithms.dragonfly` applies to ibsim netlists and to what OpenSM discovers.
+// Recognising a 1D dragonfly or a megafly from the discovered graph alone (docs/routing.md,
+// "Dragonflies from a discovered fabric"), so that `algorithms.dragonfly` applies to ibsim netlists
+// and to what OpenSM discovers.
 //
 // Proposal, then proof. The groups are proposed by a local criterion that tolerates missing
 // cables, then everything the routings rely on is verified; whatever fails is refused with the

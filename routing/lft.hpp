@@ -161,7 +161,7 @@ LftSet lfts_per_destination(const Fabric& f, const LidMap& lids, const RoutingAl
 /// the kept entries' tree or gets one hop closer. Throws DeadlineExceeded once `deadline` passes.
 void complete_lfts(const Fabric& f, LftSet& lfts, const Deadline& deadline = {});
 
-/// A per-switch decision consulted before the LFT (issue 3: flow tables). nullopt = use the LFT.
+/// A per-switch decision consulted before the LFT (a switch's flow table). nullopt = use the LFT.
 using ForwardingOverride = std::function<std::optional<PortNum>(NodeIdx sw, const PacketHeader&)>;
 
 struct TraceOptions {

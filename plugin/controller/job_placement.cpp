@@ -284,7 +284,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   // Only other jobs' flows toward this job's destinations, and their entries that can match
   // those DLIDs, can meet this job's packets or entries below (host pairs, destination-wide
   // entries, traces): the rest is skipped, so that a job start on nodes no other job sends to
-  // costs nothing per other job's flow and entry (the replay's 1000 jobs: issue 11).
+  // costs nothing per other job's flow and entry (the static replay's 1000-job traces).
   std::vector<bool> my_destination(f.num_nodes(), false);
   std::vector<bool> my_dlid(std::size_t{kMaxUnicastLid.value()} + 1, false);
   for (const Flow& fl : p.flows) {

@@ -1,7 +1,7 @@
-/* The only interface between libosmsdn.so's C glue (plugin/glue/, the code that sees OpenSM's
- * headers) and its C++ controller. Plain C: fixed-width integers, flat arrays, no ownership
- * transfer. Every osmsdn_* function below is implemented in C++, catches every exception and
- * reports failure as a negative osmsdn_status; none of them keeps a pointer it was given.
+/* The only interface between libosmsdn.so's C glue (plugin/opensm/glue/, the code that sees
+ * OpenSM's headers) and its C++ controller. Plain C: fixed-width integers, flat arrays, no
+ * ownership transfer. Every osmsdn_* function below is implemented in C++, catches every exception
+ * and reports failure as a negative osmsdn_status; none of them keeps a pointer it was given.
  *
  * Byte order: everything here is host order (the glue converts OpenSM's network-order fields),
  * except MAD buffers, which are the 256 wire bytes.

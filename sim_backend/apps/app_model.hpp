@@ -1,7 +1,7 @@
-// The application model of the flow-level timing simulator (issue 12): what each rank of a job
-// computes and sends, iteration by iteration. generate_app(spec, ranks, seed) turns an AppSpec
-// (app_spec.hpp) into an AppProgram, deterministically: the same spec, rank count and seed give
-// the same program on every platform (random draws use PatternRng).
+// The application model of the flow-level timing simulator (docs/simulation-timing.md): what each
+// rank of a job computes and sends, iteration by iteration. generate_app(spec, ranks, seed) turns
+// an AppSpec (app_spec.hpp) into an AppProgram, deterministically: the same spec, rank count and
+// seed give the same program on every platform (random draws use PatternRng).
 //
 // A program is a sequence of phases; a phase is `iterations` repetitions of one step: every rank
 // computes (compute_s[rank] seconds), then exchanges the phase's messages.

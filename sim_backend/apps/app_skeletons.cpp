@@ -1,6 +1,7 @@
 // The skeletons of the thesis' applications (2.3, 3.2, 4.4.2): the communication structure of one
 // iteration of each main loop, with the defaults of apps.def. Which parts of each structure come
-// from the thesis and which are assumed: docs/simulation.md, "Applications in the flow model".
+// from the thesis and which are assumed: docs/simulation-timing.md, "Applications in the flow
+// model".
 #include "routing/patterns/pattern.hpp"
 #include "sim_backend/apps/app_builders.hpp"
 

@@ -1,5 +1,6 @@
-// The syntax of an application for the flow-level timing model (issue 12): which program a job
-// runs, as written in a scenario file or on a command line, checked without generating anything.
+// The syntax of an application for the flow-level timing model (docs/simulation-timing.md): which
+// program a job runs, as written in a scenario file or on a command line, checked without
+// generating anything.
 //
 //   NAME[:OPTION=VALUE,...]      e.g.  stencil4d:bytes=1M,iter=10,compute=2ms,gpu=4
 //                                      shift:k=3,iter=5,compute=10ms
@@ -9,7 +10,7 @@
 // - a skeleton of the thesis' applications (chapter 3.2, Fig 3.1; 4.4.2): stencil3d, stencil4d,
 //   subcomm3d, kripke, laghos, amg, sw4lite, milc, nekbone: a communication structure with a
 //   compute time per iteration chosen to match the thesis' compute/communication ratio
-//   (docs/simulation.md, "Applications in the flow model", has the table);
+//   (docs/simulation-timing.md, "Applications in the flow model", has the table);
 // - a phased workload of thesis 4.4.2: random-perm-mixed, stencil-mixed, random-perm-third;
 // - any other pattern name (routing/patterns/pattern_syntax.def), the pattern's flows as one
 //   phase, e.g. `random-perm`, `shift:k=3`, `matrix:file=tm.txt` (a traffic matrix with bytes).

@@ -39,7 +39,7 @@ void add_flows_command(CLI::App& app) {
   auto o = std::make_shared<FlowsOptions>();
   CLI::App* cmd = app.add_subcommand(
       "flows", "run a flow case through the flow-level model; print 'ID COMPLETION' per message");
-  cmd->add_option("case", o->file, "flow case file (docs/simulation.md)")->required();
+  cmd->add_option("case", o->file, "flow case file (docs/simulation-flow.md)")->required();
   cmd->add_flag("--full", o->full, "re-solve every flow at every event (for comparison)");
   cmd->add_option("--sharing", o->sharing,
                   "max-min: every flow weighs 1; cm02: SimGrid's CM02 weighs a flow by 1 / its "

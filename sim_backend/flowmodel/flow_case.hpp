@@ -1,5 +1,6 @@
 // The "flow case" text format: links and messages with fixed routes, the input shared by
-// `ibsdn-sim flows` and the SimGrid comparison tool (issue 12). docs/simulation.md has the format:
+// `ibsdn-sim flows` and the SimGrid comparison tool (tests/simgrid/). docs/simulation-flow.md has
+// the format:
 //
 //   # comments (from '#' to the end of the line) and blank lines are ignored
 //   link NAME BANDWIDTH LATENCY    # bytes/s > 0, seconds >= 0; NAME [A-Za-z0-9_.:-]+, unique

@@ -1,7 +1,7 @@
-// The flow-level model as an online engine (issue 12): the caller starts messages at the current
-// time and advances the clock; the engine tells which messages completed. simulate_flows()
-// (flow_model.hpp) is this engine driven by a fixed list of start times; the timing simulator
-// drives it from job programs, NIC queues and compute periods.
+// The flow-level model as an online engine (docs/simulation-flow.md): the caller starts messages at
+// the current time and advances the clock; the engine tells which messages completed.
+// simulate_flows() (flow_model.hpp) is this engine driven by a fixed list of start times; the
+// timing simulator drives it from job programs, NIC queues and compute periods.
 //
 // A message is sent over one route or split over several (adaptive routing): each route is a
 // sub-flow of weight w / k for k routes, so a message spread over k paths competes like one flow

@@ -1,6 +1,6 @@
-// The flow-level timing model (issue 12): messages become flows that share directed links max-min
-// fairly, re-solved at every flow start and end, as SimGrid's CM02 model does (latency and
-// bandwidth factors 1, no TCP-gamma bound).
+// The flow-level timing model (docs/simulation-flow.md): messages become flows that share directed
+// links max-min fairly, re-solved at every flow start and end, as SimGrid's CM02 model does
+// (latency and bandwidth factors 1, no TCP-gamma bound).
 //
 // A message becomes active at its start time, first waits its route's latency (the sum of its
 // links' latencies) without using bandwidth, then shares bandwidth with the other flows until its
@@ -20,7 +20,7 @@
 // remaining bytes are brought up to date only when its rate changes, as SimGrid's lazy update).
 // kFull re-solves every active flow at every event, for comparison.
 //
-// Traffic classes (issue 12, seed 004): a message carries a class; classes are served in strict
+// Traffic classes (seed 004): a message carries a class; classes are served in strict
 // priority on every link, each capped by its share of every link, max-min within a class
 // (max_min_sharing.hpp). A message of a class that higher ones starve waits at rate 0. The flow
 // case format has no classes yet: they are set through this interface.

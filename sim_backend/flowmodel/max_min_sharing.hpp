@@ -7,7 +7,7 @@
 // capacity, which fixes its unfixed flows; a flow reaching its cap is fixed at it. The result is
 // the unique weighted max-min fair allocation.
 //
-// Traffic classes (issue 12, seed 004): every flow has a class; a class has a priority and a share,
+// Traffic classes (seed 004): every flow has a class; a class has a priority and a share,
 // the most of every link's capacity its flows may use together. Classes are served in strict
 // priority (the highest first, ties by class index), each by its own progressive filling over
 // what the classes before it left of every link, capped by its share. One class of share 1 is

@@ -1,7 +1,8 @@
 // The replay's fabric driven online: jobs start and end one call at a time, at times the caller
 // gives, and after every call each running job's flows are traced as the fabric carries them.
 // replay_static (static_replay.hpp) runs a whole trace through one session; the flow-level timing
-// model (issue 12) drives one itself, as job end times are known only while it simulates.
+// model (controller_routes.hpp) drives one itself, as job end times are known only while it
+// simulates.
 //
 // Routing `dmodk` is the fabric without the controller: every flow follows the LFTs. Any other
 // routing runs the real controller (plugin/controller JobController, the code inside opensm)

@@ -1,9 +1,9 @@
-// The plots of `ibsdn-sim run` (issue 11; docs/simulation.md, "Outputs and plots"): seed 002's
-// SWML over time (Figs. 8-13) and PJML distribution, its Table II as a chart and a Markdown
-// table, and seed 001's link-traffic box plots (Fig. 3). Each plot is a gnuplot script with its
-// data files, written to DIR/plots next to the PNG and SVG it renders, so that a person can edit
-// and re-render it (`cd DIR/plots && gnuplot NAME.gp`). Every plot's title carries a caption:
-// the scenario's name and hash and what was run. make_plots() builds the files (no I/O, no
+// The plots of `ibsdn-sim run` (the static model; docs/simulation-static.md, "Outputs and plots"):
+// seed 002's SWML over time (Figs. 8-13) and PJML distribution, its Table II as a chart and a
+// Markdown table, and seed 001's link-traffic box plots (Fig. 3). Each plot is a gnuplot script
+// with its data files, written to DIR/plots next to the PNG and SVG it renders, so that a person
+// can edit and re-render it (`cd DIR/plots && gnuplot NAME.gp`). Every plot's title carries a
+// caption: the scenario's name and hash and what was run. make_plots() builds the files (no I/O, no
 // gnuplot), write_plots() writes and renders them.
 #pragma once
 

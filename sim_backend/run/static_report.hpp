@@ -1,7 +1,7 @@
-// What `ibsdn-sim run` writes for a scenario's runs (docs/simulation.md, "Outputs"): CSV files
-// for tools and plots, one JSON document with everything, and the summary table it prints. Every
-// file begins with the scenario's name and hash; numbers are printed the same way on every
-// platform, so the same scenario and seed give byte-identical files.
+// What `ibsdn-sim run` writes for a scenario's runs (docs/simulation-static.md, "Outputs and
+// plots"): CSV files for tools and plots, one JSON document with everything, and the summary table
+// it prints. Every file begins with the scenario's name and hash; numbers are printed the same way
+// on every platform, so the same scenario and seed give byte-identical files.
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,8 @@
-// One run of a scenario under seed 002's static load model (issue 11, docs/simulation.md): the
-// fabric and its default LFTs, the workload's jobs (an SWF trace, a synthetic trace or explicit
-// jobs), node allocation at the jobs' start times, each job's pattern, then replay_static() for
-// the run's routing, and for any routing but DmodK the same jobs on the same nodes again with
-// DmodK: the baseline its SWML and PJML are held against.
+// One run of a scenario under seed 002's static load model (docs/simulation.md, "Running a
+// scenario"): the fabric and its default LFTs, the workload's jobs (an SWF trace, a synthetic trace
+// or explicit jobs), node allocation at the jobs' start times, each job's pattern, then
+// replay_static() for the run's routing, and for any routing but DmodK the same jobs on the same
+// nodes again with DmodK: the baseline its SWML and PJML are held against.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The plots of `ibsdn-sim run` for the flow model (docs/simulation.md, "Outputs of the flow
+// The plots of `ibsdn-sim run` for the flow model (docs/simulation-timing.md, "Outputs of the flow
 // model"): the mean communication speedup per application and routing as bars (thesis Figs 3.4,
 // 4.7), and per run the distribution of the jobs' communication times against the baseline's.
 // Built like the static model's (static_plots.hpp): gnuplot scripts and data, rendered by

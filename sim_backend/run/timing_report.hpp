@@ -1,7 +1,8 @@
 // What `ibsdn-sim run` writes for a scenario of the flow model (`model: flow`,
-// docs/simulation.md "Outputs of the flow model"): jobs.csv, summary.csv, results.json and, with
-// timing.sample_interval, link_samples.csv; every file begins with the scenario's name and hash,
-// numbers printed as format_number() prints them, so the same scenario gives byte-identical files.
+// docs/simulation-timing.md "Outputs of the flow model"): jobs.csv, summary.csv, results.json and,
+// with timing.sample_interval, link_samples.csv; every file begins with the scenario's name and
+// hash, numbers printed as format_number() prints them, so the same scenario gives byte-identical
+// files.
 #pragma once
 
 #include <cstdint>

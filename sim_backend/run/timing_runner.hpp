@@ -1,8 +1,8 @@
-// One run of a scenario under the flow-level timing model (`model: flow`, issue 12,
-// docs/simulation.md): the fabric and its default LFTs, the workload's jobs and their allocation
-// as the static model has them (static_runner.hpp), each job's application program, then
-// simulate_timing() (timing_sim.hpp) with the run's routing; with another routing the same jobs
-// on the same nodes once more with the baseline routing (timing.baseline: the speedup column),
+// One run of a scenario under the flow-level timing model (`model: flow`,
+// docs/simulation-timing.md): the fabric and its default LFTs, the workload's jobs and their
+// allocation as the static model has them (static_runner.hpp), each job's application program,
+// then simulate_timing() (timing_sim.hpp) with the run's routing; with another routing the same
+// jobs on the same nodes once more with the baseline routing (timing.baseline: the speedup column),
 // and with timing.alone every job once by itself (the slowdown column).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Simulation scenarios (issue 11, docs/simulation.md): one YAML file says what to simulate — the
+// Simulation scenarios (docs/simulation.md): one YAML file says what to simulate — the
 // fabric, its hosts' GPUs and link bandwidth, node allocation and rank placement, the routing, the
 // switches' flow tables, the workload and its traffic. A list in a sweepable field runs the
 // cartesian product; expand() gives every combination as a concrete ScenarioRun.

@@ -90,7 +90,7 @@ struct Scenario::Draft {
   Field<SimulationModel> model;
   Field<ScenarioPattern> pattern;  // may be absent with model flow and an application
 
-  // Model flow (issue 12).
+  // Model flow (the timing simulator).
   Field<ScenarioApplication> application;
   bool timing_given = false;
   Where timing_at;

@@ -1,4 +1,4 @@
-// Scenario keys of seed 004's quality of service (docs/simulation.md, "Traffic classes and
+// Scenario keys of seed 004's quality of service (docs/simulation-timing.md, "Traffic classes and
 // background traffic"): `timing.classes`, the classes jobs and collectives name, and how a run
 // gets them. The sweepable fields (timing.qos, timing.background's numbers) are read with the
 // rest of `timing:` (scenario_timing.cpp) like every other sweep; this file reads the classes'

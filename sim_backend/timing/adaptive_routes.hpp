@@ -1,11 +1,12 @@
-// Adaptive routing at flow granularity for the flow-level timing model (issue 12): the routes a
-// message takes, chosen from the fabric and the link loads at the moment it starts.
+// Adaptive routing at flow granularity for the flow-level timing model (docs/simulation-timing.md):
+// the routes a message takes, chosen from the fabric and the link loads at the moment it starts.
 //
 // The flow model has no packets, so per-packet adaptivity becomes a choice of routes per message:
 // on a fat-tree a split over several minimal routes (the engine gives each of k routes a sub-flow
 // of weight 1/k and max-min sharing spreads the bytes by the bandwidth each route has left); on a
 // dragonfly or megafly one route, minimal or Valiant, chosen by UGAL or progressive adaptive
-// routing (PAR). docs/simulation.md, "Adaptive routing in the flow model", states the rules.
+// routing (PAR). docs/simulation-timing.md, "Adaptive routing in the flow model", states the
+// rules.
 //
 // Link loads (LinkLoads): one value per directed link of the fabric, indexed by LinkId::value(),
 // in flows: the summed weights of the flows already crossing the link (a message on one route

@@ -1,6 +1,6 @@
-// The timing simulator (issue 12): jobs run iteration by iteration on the fabric, their messages
-// become flows of the flow-level engine (flow_engine.hpp), and what comes out is how long each
-// job takes — its communication time, and so its slowdown or speedup against another run.
+// The timing simulator (docs/simulation-timing.md): jobs run iteration by iteration on the fabric,
+// their messages become flows of the flow-level engine (flow_engine.hpp), and what comes out is how
+// long each job takes — its communication time, and so its slowdown or speedup against another run.
 //
 // Nodes and ranks (thesis chapter 3): a job places `ranks_per_node` ranks (one per GPU) on each
 // of its nodes (map_ranks(): block or cyclic). A message between two ranks of one node crosses

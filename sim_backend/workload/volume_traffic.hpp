@@ -1,5 +1,5 @@
 // Heavy-tailed rank traffic: MPI exchange patterns whose message sizes differ by 3-4 orders of
-// magnitude between pairs, as profiled applications show (issue 9, "Traffic has volumes"). They
+// magnitude between pairs, as profiled applications show (docs/routing.md, "Volumes"). They
 // feed the volume-aware routing's tests and bench (volume_cases.hpp); unlike the named patterns
 // (routing/patterns/) they are not part of the notice syntax: they exist to prove the routing.
 //

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The simulator's replay against the product (issue 11): for the same jobs, in the same order, on
-# the same netlist, `ibsdn-sim paths` (replay_static: the JobController over in-memory agents, the
-# flows traced through its LFTs and the agents' tables) gives exactly the paths the real fabric
-# carries: ibsim, opensm with libosmsdn.so (engine "sdn"), one ibsdn-switch-agent per switch, jobs
-# sent with ibsdnctl, and every flow traced by osmsdn-route-check --paths through the LFTs OpenSM
-# dumped and the entries read back from the agents (ibsdnctl flows --from-switch). Flow by flow,
-# with the replay numbering the ports with the LIDs OpenSM assigned (its opensm-subnet.lst).
+# The simulator's replay against the product (docs/simulation-static.md, `ibsdn-sim paths`): for the
+# same jobs, in the same order, on the same netlist, `ibsdn-sim paths` (replay_static: the
+# JobController over in-memory agents, the flows traced through its LFTs and the agents' tables)
+# gives exactly the paths the real fabric carries: ibsim, opensm with libosmsdn.so (engine "sdn"),
+# one ibsdn-switch-agent per switch, jobs sent with ibsdnctl, and every flow traced by
+# osmsdn-route-check --paths through the LFTs OpenSM dumped and the entries read back from the
+# agents (ibsdnctl flows --from-switch). Flow by flow, with the replay numbering the ports with the
+# LIDs OpenSM assigned (its opensm-subnet.lst).
 #
 # Fabrics and jobs (two overlapping jobs each time, the second routed on top of the first):
 #  1. XGFT(2;4,4;1,4): a ring on 8 hosts with sdn-greedy, then a 3dnn on 12 hosts, 4 of them the

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Seed 002's Table II on the Thunder-like system (issue 11): the first 1000 jobs of a synthetic
-# Thunder trace on XGFT(3;8,8,16;1,8,8), tree allocation, 3DNN and dynamic patterns, DmodK against
-# the controller (sdn-greedy-weighted). Asserts the paper's shape: with 3DNN the controller's
-# maximum PJML is 1.00 (the paper's figure), DmodK's lies in the paper's range, the average PJML
-# is lower with the controller, and no run's SWML is above DmodK's at any time (exit 0).
+# Seed 002's Table II on the Thunder-like system (docs/simulation-reproductions.md): the first 1000
+# jobs of a synthetic Thunder trace on XGFT(3;8,8,16;1,8,8), tree allocation, 3DNN and dynamic
+# patterns, DmodK against the controller (sdn-greedy-weighted). Asserts the paper's shape: with 3DNN
+# the controller's maximum PJML is 1.00 (the paper's figure), DmodK's lies in the paper's range, the
+# average PJML is lower with the controller, and no run's SWML is above DmodK's at any time
+# (exit 0).
 # Usage: table2_thunder.sh IBSDN_SIM SOURCE_DIR
 set -euo pipefail
 sim="$1"

@@ -1,6 +1,7 @@
 // A flow case: directed links (bandwidth, latency) and messages (start, size, explicit route), the
 // input that the SimGrid reference (simgrid_flows.cpp) and `ibsdn-sim flows` both simulate so that
-// their completion times can be compared (issue 12, "Validation against SimGrid"; README.md).
+// their completion times can be compared (docs/simulation-flow.md, "Validation against SimGrid";
+// README.md).
 #pragma once
 
 #include <cstddef>

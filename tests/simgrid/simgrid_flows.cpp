@@ -1,6 +1,7 @@
-// simgrid-flows: the SimGrid reference for the flow-level engine (issue 12, "Validation against
-// SimGrid"). Reads a flow case (flow_case.hpp), simulates its messages with SimGrid 3.32's S4U
-// API and prints "ID COMPLETION" per message, sorted by ID, as `ibsdn-sim flows` does.
+// simgrid-flows: the SimGrid reference for the flow-level engine (docs/simulation-flow.md,
+// "Validation against SimGrid"). Reads a flow case (flow_case.hpp), simulates its messages with
+// SimGrid 3.32's S4U API and prints "ID COMPLETION" per message, sorted by ID, as `ibsdn-sim flows`
+// does.
 //
 // The model (read in SimGrid 3.32's src/surf/network_cm02.cpp, src/kernel/lmm/maxmin.cpp,
 // src/kernel/resource/NetworkModel.cpp, src/simgrid/sg_config.cpp, docs Configuring_SimGrid.rst):

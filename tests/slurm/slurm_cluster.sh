@@ -88,7 +88,7 @@ grep -qxF "SLURM_JOB_NODELIST=$nodelist" "$jobs/prolog.$prolog_job.0" ||
   fail "the prolog saw $(grep SLURM_JOB_NODELIST "$jobs/prolog.$prolog_job.0"), the job ran on $nodelist"
 grep -qxF "SLURM_JOB_NUM_NODES=4" "$jobs/prolog.$prolog_job.0" || fail "the prolog did not see SLURM_JOB_NUM_NODES=4"
 ! grep -q "^PATH=" "$jobs/prolog.$prolog_job.0" ||
-  fail "PrologSlurmctld now runs with a PATH ($(grep "^PATH=" "$jobs/prolog.$prolog_job.0")): update ARCHITECTURE.md"
+  fail "PrologSlurmctld now runs with a PATH ($(grep "^PATH=" "$jobs/prolog.$prolog_job.0")): update docs/architecture.md, 'Facts and pitfalls on Debian 12'"
 pass "PrologSlurmctld ran before job $prolog_job's first line with SLURM_JOB_ID, SLURM_JOB_NODELIST=$nodelist, no PATH"
 wait_file "$jobs/epilog.$prolog_job" 10 || fail "no EpilogSlurmctld for job $prolog_job within 10 s"
 grep -qxF "SLURM_JOB_ID=$prolog_job" "$jobs/epilog.$prolog_job" || fail "the epilog did not see SLURM_JOB_ID=$prolog_job"

@@ -1,4 +1,5 @@
-/* Internals shared by the files of the C glue. Only plugin/glue/ includes this (and OpenSM). */
+/* Internals shared by the files of the C glue. Only plugin/opensm/glue/ includes this (and OpenSM).
+ */
 #ifndef OSMSDN_GLUE_H
 #define OSMSDN_GLUE_H
 

@@ -1066,8 +1066,8 @@ TEST(NoticeServer, OneUsersConnectionsBeyondItsLimit_AreRefusedBusyNamingTheLimi
   EXPECT_EQ(server.connections(), 7u);
 }
 
-// The case: members of socket_group hold every connection they can; root and the
-// scheduler still connect and get answers.
+// The lock-out the per-uid limits exist for: members of socket_group hold every connection they
+// can; root and the scheduler still connect and get answers.
 TEST(NoticeServer, SixtyFourConnectionsOfOtherUsers_CannotLockRootOrTheSchedulerOut) {
   if (!can_switch_users()) GTEST_SKIP() << "needs root (to connect as other users) and nogroup";
   SharedSocket shared;

@@ -176,9 +176,9 @@ TEST(ControllerBridge, JobsAndEntriesSurviveARestartAndAnEmptiedSwitchIsRepaired
   EXPECT_EQ(jobs.at("jobs").at(0).at("job").get<int>(), 7);
 }
 
-// Profiler output lists self and zero pairs (issue 9): the job starts, its ready answer and the
-// jobs query count them, and so does the job reloaded after a restart (the stored request
-// carries the counts as "matrix_skipped").
+// Profiler output lists self and zero pairs (skipped and counted, docs/routing.md "Volumes"): the
+// job starts, its ready answer and the jobs query count them, and so does the job reloaded after a
+// restart (the stored request carries the counts as "matrix_skipped").
 TEST(ControllerBridge, AMatrixsSkippedPairsAreCountedInTheAnswersAlsoAfterARestart) {
   TestFabric s;
   FakeGlue glue;

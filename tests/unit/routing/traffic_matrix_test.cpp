@@ -27,8 +27,8 @@ TEST(TrafficMatrix, ParsesCommentsBlanksTabsAndAddsDuplicates) {
             (TrafficMatrix{{{0, 1, 125}, {1, 2, 50}, {2, 0, 7}}, {0, 0, 1}}));
 }
 
-// Profilers list a rank's traffic to itself and, in full dumps, every pair (issue 9): both are
-// skipped and counted, by pair once its lines are added up.
+// Profilers list a rank's traffic to itself and, in full dumps, every pair (docs/routing.md,
+// "Volumes"): both are skipped and counted, by pair once its lines are added up.
 TEST(TrafficMatrix, SelfAndZeroPairsAreSkippedAndCounted) {
   std::istringstream in(
       "0 0 4096\n"  // a self pair ...

@@ -386,10 +386,10 @@ std::vector<std::string> table_cells(const std::string& line) {
   return cells;
 }
 
-// The table of docs/simulation.md, "Skeletons and Fig 3.1": its app names and its two share
+// The table of docs/simulation-timing.md, "Skeletons and Fig 3.1": its app names and its two share
 // columns, so that the document and the model cannot drift apart.
 std::vector<ShareCase> documented_shares() {
-  std::ifstream in(std::string(IBSDN_SOURCE_DIR) + "/docs/simulation.md");
+  std::ifstream in(std::string(IBSDN_SOURCE_DIR) + "/docs/simulation-timing.md");
   std::string line;
   while (std::getline(in, line) && line != "### Skeletons and Fig 3.1") {
   }

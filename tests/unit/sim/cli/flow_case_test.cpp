@@ -153,7 +153,7 @@ void write(const std::string& path, const std::string& text) {
 
 TEST(FlowModelCase, CommandPrintsCompletionsIncrementalOrFull) {
   const test::TempDir dir("ibsdn-flows");
-  // docs/simulation.md's example: message 2 sends 1250 bytes alone before message 1 joins.
+  // docs/simulation-flow.md's example: message 2 sends 1250 bytes alone before message 1 joins.
   write(dir.file("two.flows"),
         "link up 1.25e9 1e-6\nlink down 1.25e9 1e-6\nmessage 1 0 1e6 up,down\n"
         "message 2 0 1e6 up\n");

@@ -1,6 +1,6 @@
 // ibsdn-sim route's report (sim_backend/cli/cmd_route.cpp): for a traffic-matrix job the pairs kept
-// and the self and zero pairs skipped (issue 9), in the text and the JSON report; the splittable
-// LP bound beside the cut bound.
+// and the self and zero pairs skipped (as profilers list them), in the text and the JSON report;
+// the splittable LP bound beside the cut bound.
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>

@@ -217,8 +217,8 @@ TEST(StaticReplay, SingleNodeJob_HasNoFlowsAndNoLoad) {
 }
 
 // When a job ends the controller checks every later job's paths; a job whose traffic did not
-// move keeps its published view, so the replay traces it no second time (issue 11's 1000-job
-// replay traced every running job again at every end).
+// move keeps its published view, so the replay traces it no second time (the 1000-job replay of
+// bench/README.md traced every running job again at every end).
 TEST(StaticReplay, SdnGreedy_AJobsEnd_RetracesNoJobWhoseTrafficItDidNotMove) {
   const SmallTree t;
   const std::vector<ReplayJob> jobs = {ring_job(t, 1, 0, 10, {0, 4}), ring_job(t, 2, 5, 20, {1, 8}),

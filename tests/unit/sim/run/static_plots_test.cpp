@@ -374,10 +374,10 @@ Scenario two_jobs() {
   return load_scenario(std::string(IBSDN_SOURCE_DIR) + "/sim_backend/scenarios/two-jobs.yaml");
 }
 
-// docs/simulation.md, "Outputs and plots", names every column `ibsdn-sim run` writes and every
-// plot file.
+// docs/simulation-static.md, "Outputs and plots", names every column `ibsdn-sim run` writes and
+// every plot file.
 TEST(OutputsDoc, SimulationMdNamesEveryCsvColumnAndPlotFile) {
-  std::ifstream in(std::string(IBSDN_SOURCE_DIR) + "/docs/simulation.md");
+  std::ifstream in(std::string(IBSDN_SOURCE_DIR) + "/docs/simulation-static.md");
   const std::string doc{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   ASSERT_FALSE(doc.empty());
   const Scenario s = two_jobs();

@@ -763,25 +763,30 @@ TEST(ScenarioDocs, SimulationMdDescribesEveryKey) {
   }
 }
 
-// Every ```yaml block of docs/simulation.md is a scenario that loads, its files taken from
-// sim_backend/scenarios/.
+// Every ```yaml block of the simulation pages (docs/simulation.md and the page of each model) is a
+// scenario that loads, its files taken from sim_backend/scenarios/.
 TEST(ScenarioDocs, EveryExampleInSimulationMdLoads) {
-  const std::string doc = read_source("docs/simulation.md");
-  const std::string open = "```yaml\n";
   int examples = 0;
-  for (std::size_t at = doc.find(open); at != std::string::npos; at = doc.find(open, at)) {
-    at += open.size();
-    const std::size_t end = doc.find("```", at);
-    ASSERT_NE(end, std::string::npos);
-    const std::string text = doc.substr(at, end - at);
-    ++examples;
-    try {
-      (void)parse_scenario(text, "docs/simulation.md example " + std::to_string(examples),
-                           std::string(IBSDN_SOURCE_DIR) + "/sim_backend/scenarios");
-    } catch (const ConfigError& e) {
-      ADD_FAILURE() << e.what() << "\n" << text;
+  for (const char* page :
+       {"docs/simulation.md", "docs/simulation-static.md", "docs/simulation-flow.md",
+        "docs/simulation-timing.md", "docs/simulation-reproductions.md"}) {
+    const std::string doc = read_source(page);
+    ASSERT_FALSE(doc.empty()) << page;
+    const std::string open = "```yaml\n";
+    for (std::size_t at = doc.find(open); at != std::string::npos; at = doc.find(open, at)) {
+      at += open.size();
+      const std::size_t end = doc.find("```", at);
+      ASSERT_NE(end, std::string::npos);
+      const std::string text = doc.substr(at, end - at);
+      ++examples;
+      try {
+        (void)parse_scenario(text, std::string(page) + " example " + std::to_string(examples),
+                             std::string(IBSDN_SOURCE_DIR) + "/sim_backend/scenarios");
+      } catch (const ConfigError& e) {
+        ADD_FAILURE() << e.what() << "\n" << text;
+      }
+      at = end + 3;
     }
-    at = end + 3;
   }
   EXPECT_GE(examples, 3);
 }

@@ -1,4 +1,4 @@
-// The timing simulator (sim_backend/timing/timing_sim.hpp): issue 12's analytic cases — one
+// The timing simulator (sim_backend/timing/timing_sim.hpp): the flow model's analytic cases — one
 // message, FCFS against RR on one NIC, a message between GPUs of one node, a contention-free
 // permutation on a full fat-tree — and the job life cycle (iterations, compute, waiting for nodes,
 // samples).

@@ -1,5 +1,5 @@
-// Issue 12: "the replay of the previous issue and this model agree on which links are loaded for
-// the same trace". The static replay (static_replay.hpp) and the timing simulator (timing_sim.hpp)
+// The static load model's replay and the flow-level model agree on which links are loaded for the
+// same trace. The static replay (static_replay.hpp) and the timing simulator (timing_sim.hpp)
 // run the same jobs — same nodes, same patterns drawn with the same seeds (the job id), the same
 // LFTs — and must load exactly the same set of links; the timing model's bytes on a link must
 // be what the static model's flows through it carry.
