@@ -11,7 +11,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-# Layers, lowest first. A component is a folder; a file belongs to the longest component that
+# Layers, lowest first (docs/architecture.md, "The dependency rule", shows the same list: this
+# script fails when the two differ). A component is a folder; a file belongs to the longest component that
 # is a prefix of its path. Components on one line are siblings: neither may include the other.
 layers=(
   "common"
@@ -34,9 +35,24 @@ include_dirs=(plugin/opensm hints/include)
 # <iba/...>, <vendor/...>).
 opensm_face="plugin/opensm/glue"
 
+print_layers() {
+  local i
+  for i in "${!layers[@]}"; do
+    printf '%2d  %s\n' "$i" "${layers[$i]// /, }"
+  done
+}
 if [ "${1:-}" = "--layers" ]; then
-  for i in "${!layers[@]}"; do printf '%2d  %s\n' "$i" "${layers[$i]}"; done
+  print_layers
   exit 0
+fi
+
+# The document states the rule a newcomer reads: it must be this one.
+doc=docs/architecture.md
+documented="$(sed -n '/^## The dependency rule/,/^## /p' "$doc" | grep -E '^ ?[0-9]+  [a-z]' || true)"
+if [ "$documented" != "$(print_layers)" ]; then
+  echo "check-includes: the layers in $doc (\"The dependency rule\") differ from this script's:" >&2
+  diff <(echo "$documented") <(print_layers) >&2 || true
+  exit 1
 fi
 
 layer_spec=""
