@@ -95,18 +95,17 @@ json JobController::quarantine_release(const QuarantineReleaseRequest& r, const 
     out.entries_deleted = true;
     // Every switch that may hold some: the store's rows and the audits may not know them all.
     std::vector<SwitchChange> switches;
-    for (const Switch& sw : due_switches()) {
+    for (const Switch& sw : switches_.due(SwitchRegistry::Clock::now())) {
       switches.push_back(SwitchChange{sw.guid, sw.lid, sw.name, {}, {}});
     }
     const SyncResult res = delete_cookie(client_, config_.switch_key, switches, cookie);
     counters_["flow_mods_sent"] += switches.size();
-    note_generations(res.generation);
+    switches_.note_sync(res);
     for (const auto& [g, n] : res.affected) {
       out.entries_removed += n;
       out.switches_removed += n > 0 ? 1 : 0;
     }
     for (const auto& [g, why] : res.failed) {
-      generation_.erase(g);
       out.warnings.push_back("switch " + guid_text(g) + ": " + why +
                              " (its entries with the cookie go at its next audit with repair)");
     }
