@@ -51,6 +51,7 @@
 #include "plugin/controller/controller_view.hpp"
 #include "plugin/controller/host_map.hpp"
 #include "plugin/controller/job_flows.hpp"
+#include "plugin/controller/load_guard.hpp"
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/state_store.hpp"
 #include "plugin/controller/switch_registry.hpp"
@@ -210,17 +211,8 @@ class JobController {
   Deadline deadline_from(std::chrono::steady_clock::time_point start) const;
 
   // The load guard (job_guard.cpp).
-  /// The fabric's load against the default routes' for the same routed jobs (seed 002 weights).
-  struct LoadGap {
-    double sdn_max = 0;         // the SWML as the switches carry the jobs
-    double lft_max = 0;         // the SWML were every job on the LFTs
-    double excess = 0;          // sum over links of what exceeds lft_max
-    std::vector<LinkId> above;  // the links above lft_max, the busiest first
-  };
+  /// The fabric's load against the default routes' for the routed jobs (not the adopted ones).
   LoadGap load_gap();
-  /// The excess over `lft_max` were job `id` on `paths` instead of its current ones.
-  double excess_with(JobId id, const std::vector<Flow>& flows, const std::vector<Path>& paths,
-                     double lft_max) const;
   /// Fills j.lft when the flows changed or the fabric did.
   void ensure_lft_paths(Job& j) const;
   /// Brings the SWML back under the default routes' when a change raised it above (see the file's
@@ -287,8 +279,8 @@ class JobController {
   std::string sm_state_ = "MASTER";
   /// The fabric's switches, their SDN agents and their table generations.
   SwitchRegistry switches_;
-  /// restore_guarded() goes on after this job next time, so that every guarded job gets its turn.
-  std::optional<OrderKey> restore_after_;
+  /// The load guard's turns: restore_guarded() goes on after the job it tried last.
+  LoadGuard load_guard_;
   std::uint64_t start_seq_ = 0;  // the last Job::start_seq given
   std::map<std::string, std::uint64_t> counters_;
   /// Cookies of jobs quarantined in the state store: their entries stay on the switches, no
