@@ -106,7 +106,7 @@ JobController::AuditOutcome JobController::audit_switches(const std::vector<Swit
     }
     const std::vector<FlowEntry> want = intended(sw.guid);
     std::vector<FlowEntry> have = std::move(read.value().entries);
-    note_quarantined_entries(sw.guid, have);
+    quarantined_.note_table(sw.guid, have);
     std::erase_if(have, [&](const FlowEntry& e) { return quarantined_.contains(e.cookie); });
     const TableComparison c = compare_tables(have, want);
     for (const FlowEntry& e : c.missing) {

@@ -53,6 +53,7 @@
 #include "plugin/controller/job_flows.hpp"
 #include "plugin/controller/load_guard.hpp"
 #include "plugin/controller/log_codes.hpp"
+#include "plugin/controller/quarantined_cookies.hpp"
 #include "plugin/controller/state_store.hpp"
 #include "plugin/controller/switch_registry.hpp"
 #include "plugin/notice/notice.hpp"
@@ -236,8 +237,6 @@ class JobController {
   // Quarantined jobs for operators (job_quarantine.cpp).
   nlohmann::json quarantine_list(const QuarantineQuery& q);
   nlohmann::json quarantine_release(const QuarantineReleaseRequest& r, const Caller& caller);
-  /// Records the entries of quarantined jobs in `table`, switch `sw`'s table as an audit read it.
-  void note_quarantined_entries(Guid sw, const std::vector<FlowEntry>& table);
 
   // Switches (job_audit.cpp).
   /// Records that `sw` answered (true) or not; logs only on a change of state.
@@ -285,10 +284,7 @@ class JobController {
   std::map<std::string, std::uint64_t> counters_;
   /// Cookies of jobs quarantined in the state store: their entries stay on the switches, no
   /// audit reports or removes them, no job may take their id.
-  std::set<std::uint64_t> quarantined_;
-  /// Entries with each quarantined cookie on each switch, as the switch's last audit read them;
-  /// a cookie is absent until an audit has read a switch since it was quarantined.
-  std::map<std::uint64_t, std::map<Guid, std::size_t>> quarantine_held_;
+  QuarantinedCookies quarantined_;
 
   mutable std::mutex view_mu_;
   std::shared_ptr<const ControllerView> view_;
