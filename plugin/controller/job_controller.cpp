@@ -49,7 +49,8 @@ JobController::JobController(Config config, std::optional<HostMap> hosts, StateS
       store_(store),
       client_(transport, client_options(config_)),
       log_(std::move(log)),
-      slurm_uid_(slurm_uid) {
+      slurm_uid_(slurm_uid),
+      switches_(std::chrono::milliseconds(config_.audit_interval_ms)) {
   if (hosts_) host_view_ = std::make_shared<const HostMap>(*hosts_);
   publish();
 }
@@ -212,12 +213,8 @@ void JobController::publish() {
   c.emplace_back("jobs_active", jobs_.size());
   c.emplace_back("entries_intended", entries);
   c.emplace_back("switches", fabric_ ? fabric_->subnet.fabric.switches().size() : 0);
-  std::uint64_t unreachable = 0;
-  for (const auto& [g, h] : health_) {
-    unreachable += h.state == SwitchHealth::State::kUnreachable;
-  }
-  c.emplace_back("switches_unreachable", unreachable);
-  c.emplace_back("switches_not_sdn_capable", incapable_switches().size());
+  c.emplace_back("switches_unreachable", switches_.unreachable_count());
+  c.emplace_back("switches_not_sdn_capable", switches_.incapable().size());
   c.emplace_back("mads_sent", client_.stats().sent);
   c.emplace_back("mads_retransmitted", client_.stats().retransmits);
   c.emplace_back("mads_stray", client_.stats().strays);

@@ -51,8 +51,11 @@
 #include "plugin/controller/controller_view.hpp"
 #include "plugin/controller/host_map.hpp"
 #include "plugin/controller/job_flows.hpp"
+#include "plugin/controller/load_guard.hpp"
 #include "plugin/controller/log_codes.hpp"
+#include "plugin/controller/quarantined_cookies.hpp"
 #include "plugin/controller/state_store.hpp"
+#include "plugin/controller/switch_registry.hpp"
 #include "plugin/notice/notice.hpp"
 #include "routing/deadline.hpp"
 #include "routing/flow_compiler.hpp"
@@ -148,12 +151,8 @@ class JobController {
   using OrderKey = std::pair<std::uint64_t, std::uint64_t>;
   static OrderKey order_of(JobId id, const Job& j) { return {j.start_seq, id.value()}; }
 
-  struct Switch {
-    NodeIdx node;
-    Guid guid;
-    Lid lid;
-    std::string name;
-  };
+  /// A switch a MAD can reach (switch_registry.hpp).
+  using Switch = SwitchRegistry::Switch;
   /// A job's routes before anything is applied.
   struct Plan {
     std::vector<Flow> flows;
@@ -213,17 +212,8 @@ class JobController {
   Deadline deadline_from(std::chrono::steady_clock::time_point start) const;
 
   // The load guard (job_guard.cpp).
-  /// The fabric's load against the default routes' for the same routed jobs (seed 002 weights).
-  struct LoadGap {
-    double sdn_max = 0;         // the SWML as the switches carry the jobs
-    double lft_max = 0;         // the SWML were every job on the LFTs
-    double excess = 0;          // sum over links of what exceeds lft_max
-    std::vector<LinkId> above;  // the links above lft_max, the busiest first
-  };
+  /// The fabric's load against the default routes' for the routed jobs (not the adopted ones).
   LoadGap load_gap();
-  /// The excess over `lft_max` were job `id` on `paths` instead of its current ones.
-  double excess_with(JobId id, const std::vector<Flow>& flows, const std::vector<Path>& paths,
-                     double lft_max) const;
   /// Fills j.lft when the flows changed or the fabric did.
   void ensure_lft_paths(Job& j) const;
   /// Brings the SWML back under the default routes' when a change raised it above (see the file's
@@ -247,20 +237,16 @@ class JobController {
   // Quarantined jobs for operators (job_quarantine.cpp).
   nlohmann::json quarantine_list(const QuarantineQuery& q);
   nlohmann::json quarantine_release(const QuarantineReleaseRequest& r, const Caller& caller);
-  /// Records the entries of quarantined jobs in `table`, switch `sw`'s table as an audit read it.
-  void note_quarantined_entries(Guid sw, const std::vector<FlowEntry>& table);
 
   // Switches (job_audit.cpp).
-  std::optional<Switch> switch_of(Guid g) const;
-  std::vector<Switch> all_switches() const;
+  /// Records that `sw` answered (true) or not; logs only on a change of state.
+  void note_answer(const Switch& sw, bool answered, const std::string& why);
   struct AuditOutcome {
     std::vector<AuditFinding> findings;
     std::size_t checked = 0;
     std::size_t repaired = 0;  // FlowMods sent to repair
   };
   AuditOutcome audit_switches(const std::vector<Switch>& switches, bool repair);
-  /// Records the generations a sync left on the switches.
-  void note_generations(const std::map<Guid, std::uint64_t>& generations);
 
   /// Publishes the current state for queries.
   void publish();
@@ -290,38 +276,15 @@ class JobController {
   bool master_ = true;
   bool takeover_ = false;  // another SM was master since this one last read the switches
   std::string sm_state_ = "MASTER";
-  /// What the controller knows of each switch's SDN agent. A switch that never answered the SDN
-  /// class is "not SDN-capable" (every real fabric has such switches): it is probed again only
-  /// after an exponential back-off or when its ports change, and no job relies on entries there.
-  /// A switch that answered before and stops is "unreachable": checked at every round.
-  struct SwitchHealth {
-    enum class State : std::uint8_t { kUnknown, kCapable, kUnreachable, kIncapable };
-    State state = State::kUnknown;
-    unsigned failures = 0;
-    std::chrono::steady_clock::time_point next_probe{};
-    std::string ports;  // the switch's cabling at the last SUBNET UP, to notice a change
-  };
-  std::map<Guid, SwitchHealth> health_;
-  /// restore_guarded() goes on after this job next time, so that every guarded job gets its turn.
-  std::optional<OrderKey> restore_after_;
+  /// The fabric's switches, their SDN agents and their table generations.
+  SwitchRegistry switches_;
+  /// The load guard's turns: restore_guarded() goes on after the job it tried last.
+  LoadGuard load_guard_;
   std::uint64_t start_seq_ = 0;  // the last Job::start_seq given
-  /// The switches worth a MAD now: all but the not-SDN-capable ones whose back-off runs.
-  std::vector<Switch> due_switches() const;
-  /// Records that `sw` answered (true) or not; logs only on a change of state.
-  void note_answer(const Switch& sw, bool answered, const std::string& why);
-  /// Switches no job may rely on: not SDN-capable.
-  std::set<Guid> incapable_switches() const;
-  /// Resets the back-off of switches whose cabling changed in the new snapshot.
-  void note_cabling();
-  /// Each switch's table generation as the controller last left or read it.
-  std::map<Guid, std::uint64_t> generation_;
   std::map<std::string, std::uint64_t> counters_;
   /// Cookies of jobs quarantined in the state store: their entries stay on the switches, no
   /// audit reports or removes them, no job may take their id.
-  std::set<std::uint64_t> quarantined_;
-  /// Entries with each quarantined cookie on each switch, as the switch's last audit read them;
-  /// a cookie is absent until an audit has read a switch since it was quarantined.
-  std::map<std::uint64_t, std::map<Guid, std::size_t>> quarantine_held_;
+  QuarantinedCookies quarantined_;
 
   mutable std::mutex view_mu_;
   std::shared_ptr<const ControllerView> view_;

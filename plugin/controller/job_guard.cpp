@@ -17,6 +17,7 @@
 //
 // Bounded like a notice: re-route plans stop when job_start_timeout_ms has passed since the guard
 // began (then only fallbacks, which route nothing, bring the load down), and so do restores.
+// The gap, the excess of a plan and whose turn it is to be restored: load_guard.hpp.
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -28,14 +29,6 @@ namespace ibsdn::plugin {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-/// Loads are sums of doubles added in different orders: equal within this.
-constexpr double kEps = 1e-9;
-/// Plans tried per re-route step, and re-route steps per guard call.
-constexpr std::size_t kReroutePlans = 3;
-constexpr std::size_t kRerouteSteps = 8;
-/// Guarded jobs planned again per job_end.
-constexpr std::size_t kRestorePlans = 4;
 
 std::string job_text(JobId id) {
   return "job " + std::to_string(id.value());
@@ -60,45 +53,14 @@ void JobController::ensure_lft_paths(Job& j) const {
   }
 }
 
-JobController::LoadGap JobController::load_gap() {
-  const Fabric& f = fabric_->subnet.fabric;
-  LinkLoad lft(f);
+LoadGap JobController::load_gap() {
+  LinkLoad lft(fabric_->subnet.fabric);
   for (auto& [id, j] : jobs_) {
     if (!j.routed || j.adopted) continue;
     ensure_lft_paths(j);
     for (std::size_t i = 0; i < j.flows.size(); ++i) lft.add(j.lft[i], j.flows[i]);
   }
-  LoadGap g;
-  g.lft_max = lft.max_weight();
-  const LinkLoad& now = net_->load();
-  g.sdn_max = now.max_weight();
-  for (std::size_t l = 0; l < now.size(); ++l) {
-    const LinkId id(static_cast<std::uint32_t>(l));
-    if (now.weight(id) > g.lft_max + kEps) {
-      g.excess += now.weight(id) - g.lft_max;
-      g.above.push_back(id);
-    }
-  }
-  std::stable_sort(g.above.begin(), g.above.end(),
-                   [&](LinkId a, LinkId b) { return now.weight(a) > now.weight(b); });
-  return g;
-}
-
-double JobController::excess_with(JobId id, const std::vector<Flow>& flows,
-                                  const std::vector<Path>& paths, double lft_max) const {
-  LinkLoad load = net_->load();
-  if (const NetworkState::Job* now = net_->job(id)) {
-    for (std::size_t i = 0; i < now->flows.size() && i < now->paths.size(); ++i) {
-      load.remove(now->paths[i], now->flows[i]);
-    }
-  }
-  for (std::size_t i = 0; i < flows.size() && i < paths.size(); ++i) load.add(paths[i], flows[i]);
-  double excess = 0;
-  for (std::size_t l = 0; l < load.size(); ++l) {
-    const double w = load.weight(LinkId(static_cast<std::uint32_t>(l)));
-    if (w > lft_max + kEps) excess += w - lft_max;
-  }
-  return excess;
+  return LoadGuard::gap(net_->load(), lft);
 }
 
 void JobController::guard_load(const std::string& occasion) {
@@ -112,8 +74,8 @@ void JobController::guard_load(const std::string& occasion) {
   std::size_t reroutes = 0;
   const Deadline budget = deadline_from(Clock::now());
   // Every fallback guards one more job, and a re-route step lowers the excess: bounded by both.
-  for (std::size_t step = 0; step < jobs_.size() + kRerouteSteps + 1 && !gap.above.empty();
-       ++step) {
+  for (std::size_t step = 0;
+       step < jobs_.size() + LoadGuard::kRerouteSteps + 1 && !gap.above.empty(); ++step) {
     const LinkId hottest = gap.above.front();
     // The jobs with weight on the busiest link that could move off it, the heaviest first.
     std::vector<std::pair<double, JobId>> movers;
@@ -130,7 +92,7 @@ void JobController::guard_load(const std::string& occasion) {
         const Path& path = j.effective[i];
         if (std::find(path.begin(), path.end(), hottest) != path.end()) w += j.flows[i].weight;
       }
-      if (w > kEps) movers.emplace_back(w, id);
+      if (w > LoadGuard::kEps) movers.emplace_back(w, id);
     }
     if (movers.empty()) {
       log(LogLevel::kWarn, "load guard " + occasion + ": no job can move off the busiest link (" +
@@ -142,12 +104,14 @@ void JobController::guard_load(const std::string& occasion) {
 
     // 1. A re-route on top of everything else that lowers the excess.
     std::optional<JobId> rerouted;
-    if (reroutes < kRerouteSteps && !budget.expired()) {
-      for (std::size_t k = 0; k < movers.size() && k < kReroutePlans && !rerouted; ++k) {
+    if (reroutes < LoadGuard::kRerouteSteps && !budget.expired()) {
+      for (std::size_t k = 0; k < movers.size() && k < LoadGuard::kReroutePlans && !rerouted; ++k) {
         const JobId id = movers[k].second;
         try {
           const Plan p = plan(id, jobs_.at(id), {}, false, budget);
-          if (excess_with(id, p.flows, p.effective, gap.lft_max) < gap.excess - kEps) rerouted = id;
+          const double excess =
+              LoadGuard::excess_with(*net_, id, p.flows, p.effective, gap.lft_max);
+          if (excess < gap.excess - LoadGuard::kEps) rerouted = id;
         } catch (const std::exception& e) {
           log(LogLevel::kDebug, "load guard: planning " + job_text(id) + " again: " + e.what());
         }
@@ -192,26 +156,19 @@ void JobController::restore_guarded() {
   }
   if (guarded.empty()) return;
   // In start order, beginning after the job tried last time.
-  auto first = guarded.begin();
-  if (restore_after_) {
-    first = std::find_if(guarded.begin(), guarded.end(), [&](const auto& g) {
-      return order_of(g.first, *g.second) > *restore_after_;
-    });
-  }
-  std::rotate(guarded.begin(), first, guarded.end());
-  if (guarded.size() > kRestorePlans) guarded.resize(kRestorePlans);
+  load_guard_.take_turns(guarded, [](const auto& g) { return order_of(g.first, *g.second); });
   const Deadline budget = deadline_from(Clock::now());
   for (auto& [id, jp] : guarded) {
     if (budget.expired()) return;
     Job& j = *jp;
-    restore_after_ = order_of(id, j);
+    load_guard_.had_turn(order_of(id, j));
     const LoadGap gap = load_gap();
     if (!gap.above.empty()) return;  // guard_load's work first
     Job candidate = j;
     candidate.guarded = false;
     try {
       const Plan p = plan(id, candidate, {}, false, budget);
-      if (excess_with(id, p.flows, p.effective, gap.lft_max) > 0) continue;
+      if (LoadGuard::excess_with(*net_, id, p.flows, p.effective, gap.lft_max) > 0) continue;
       j.guarded = false;
       place(id, j, deadline_from(Clock::now()));
     } catch (const std::exception& e) {

@@ -55,7 +55,7 @@ void JobController::reload_from_store() {
   // A job the store cannot read back is kept aside for an operator, and its entries stay on the
   // switches: no audit touches its cookie (docs/operations.md says how to resolve it).
   const auto keep_aside = [&](JobId id, const std::string& why, bool now) {
-    quarantined_.insert(id.value());
+    quarantined_.add(id.value());
     log(now ? LogCode::kJobQuarantined : LogCode::kJobStaysQuarantined,
         job_text(id) + (now ? " is quarantined in " : " stays quarantined in ") + store_->path() +
             ": " + why + "; its entries stay on the switches until an operator releases it");

@@ -430,7 +430,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
   }
   // No entry where no agent answers: the flows stay on the LFT there.
-  const std::set<Guid> incapable = incapable_switches();
+  const std::set<Guid> incapable = switches_.incapable();
   for (const Guid g : incapable) {
     if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
   }
@@ -529,7 +529,7 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
       for (const auto& [g, e] : p.entries) touched.insert(g);
       for (const Guid g : touched) {
         if (excluded.contains(g)) continue;
-        const auto sw = switch_of(g);
+        const auto sw = switches_.find(g);
         if (!sw) continue;  // gone from the fabric: nothing to send
         SwitchChange c{g, sw->lid, sw->name, {}, {}};
         if (const auto b = believed.find(g); b != believed.end()) c.before = b->second;
@@ -540,13 +540,13 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
       install_ms += ms_since(install_start);
       counters_["flow_mods_sent"] += res.flow_mods;
       counters_["barriers_sent"] += res.barriers;
-      note_generations(res.generation);
+      switches_.note_generations(res.generation);
       believed = p.entries;
       if (res.failed.empty() || attempt >= 3) break;
       for (const auto& [g, why] : res.failed) {
         excluded.insert(g);
         believed.erase(g);
-        generation_.erase(g);
+        switches_.forget_generation(g);
         const std::string name = f.node(fabric_->subnet.node_of(g)).name;
         excluded_why.push_back(
             name + (res.full.contains(g) ? " (table full): " : " did not take the entries: ") +
@@ -560,7 +560,7 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
     std::vector<SwitchChange> undo;
     for (const auto& [g, e] : believed) {
       if (excluded.contains(g)) continue;
-      const auto sw = switch_of(g);
+      const auto sw = switches_.find(g);
       if (!sw) continue;
       SwitchChange c{g, sw->lid, sw->name, e, {}};
       if (const auto b = before.entries.find(g); b != before.entries.end()) c.after = b->second;
@@ -572,13 +572,13 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
     }
     for (const auto& [g, e] : before.entries) {
       if (believed.contains(g) || excluded.contains(g)) continue;
-      if (const auto sw = switch_of(g)) undo.push_back(SwitchChange{g, sw->lid, sw->name, {}, e});
+      if (const auto sw = switches_.find(g))
+        undo.push_back(SwitchChange{g, sw->lid, sw->name, {}, e});
     }
     if (!undo.empty()) {
       const SyncResult res = apply_changes(client_, config_.switch_key, undo);
-      note_generations(res.generation);
+      switches_.note_sync(res);
       for (const auto& [g, why] : res.failed) {
-        generation_.erase(g);
         log(LogLevel::kWarn, job_text(id) + ": switch " + guid_text(g) +
                                  " did not take the rollback (" + why + "); the audit repairs it");
       }
@@ -636,14 +636,13 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
 std::map<Guid, std::string> JobController::remove_entries(JobId id, const Job& j) {
   std::vector<SwitchChange> switches;
   for (const auto& [g, e] : j.entries) {
-    if (const auto sw = switch_of(g)) {
+    if (const auto sw = switches_.find(g)) {
       switches.push_back(SwitchChange{g, sw->lid, sw->name, {}, {}});
     }
   }
   const SyncResult r = delete_cookie(client_, config_.switch_key, switches, id.value());
   counters_["flow_mods_sent"] += switches.size();
-  note_generations(r.generation);
-  for (const auto& [g, why] : r.failed) generation_.erase(g);
+  switches_.note_sync(r);
   if (net_->job(id)) net_->remove_job(id);
   return r.failed;
 }

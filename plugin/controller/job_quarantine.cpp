@@ -23,22 +23,12 @@ std::string job_text(JobId id) {
 
 }  // namespace
 
-void JobController::note_quarantined_entries(Guid sw, const std::vector<FlowEntry>& table) {
-  if (quarantined_.empty()) return;
-  for (const std::uint64_t cookie : quarantined_) quarantine_held_[cookie].erase(sw);
-  for (const FlowEntry& e : table) {
-    if (quarantined_.contains(e.cookie)) ++quarantine_held_[e.cookie][sw];
-  }
-}
-
 json JobController::quarantine_list(const QuarantineQuery& /*q*/) {
   const auto held = [&](std::uint64_t cookie, QuarantineRow& row) {
-    const auto it = quarantine_held_.find(cookie);
-    if (it == quarantine_held_.end()) return;
-    std::uint64_t entries = 0;
-    for (const auto& [sw, n] : it->second) entries += n;
-    row.entries_on_switches = entries;
-    row.switches = it->second.size();
+    if (const auto h = quarantined_.held(cookie)) {
+      row.entries_on_switches = h->entries;
+      row.switches = h->switches;
+    }
   };
   std::vector<QuarantineRow> rows;
   std::set<std::uint64_t> listed;
@@ -54,7 +44,7 @@ json JobController::quarantine_list(const QuarantineQuery& /*q*/) {
     }
   }
   // A job the controller kept aside although the store could not record it (logged then).
-  for (const std::uint64_t cookie : quarantined_) {
+  for (const std::uint64_t cookie : quarantined_.cookies()) {
     if (listed.contains(cookie)) continue;
     QuarantineRow& row = rows.emplace_back();
     row.job = JobId(cookie);
@@ -79,34 +69,30 @@ json JobController::quarantine_release(const QuarantineReleaseRequest& r, const 
   }
   QuarantineRelease out;
   out.job = r.job;
-  if (const auto it = quarantine_held_.find(cookie); it != quarantine_held_.end()) {
-    std::uint64_t entries = 0;
-    for (const auto& [sw, n] : it->second) entries += n;
-    out.entries_on_switches = entries;
-    out.switches = it->second.size();
+  if (const auto h = quarantined_.held(cookie)) {
+    out.entries_on_switches = h->entries;
+    out.switches = h->switches;
   }
   // The store first: when it fails nothing has changed, and the switches keep the entries.
   if (stored) store_->release_quarantined(r.job);
-  quarantined_.erase(cookie);
-  quarantine_held_.erase(cookie);
+  quarantined_.release(cookie);
   ++counters_["quarantine_releases"];
 
   if (r.delete_entries) {
     out.entries_deleted = true;
     // Every switch that may hold some: the store's rows and the audits may not know them all.
     std::vector<SwitchChange> switches;
-    for (const Switch& sw : due_switches()) {
+    for (const Switch& sw : switches_.due(SwitchRegistry::Clock::now())) {
       switches.push_back(SwitchChange{sw.guid, sw.lid, sw.name, {}, {}});
     }
     const SyncResult res = delete_cookie(client_, config_.switch_key, switches, cookie);
     counters_["flow_mods_sent"] += switches.size();
-    note_generations(res.generation);
+    switches_.note_sync(res);
     for (const auto& [g, n] : res.affected) {
       out.entries_removed += n;
       out.switches_removed += n > 0 ? 1 : 0;
     }
     for (const auto& [g, why] : res.failed) {
-      generation_.erase(g);
       out.warnings.push_back("switch " + guid_text(g) + ": " + why +
                              " (its entries with the cookie go at its next audit with repair)");
     }

@@ -55,7 +55,7 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
               "return");
       continue;
     }
-    for (const auto& [g, entries] : j.entries) ok = ok && switch_of(g).has_value();
+    for (const auto& [g, entries] : j.entries) ok = ok && switches_.find(g).has_value();
     // Where its traffic goes now, through the LFTs and every job's entries as they stand.
     std::vector<Path> paths;
     std::vector<Signature> signature;
@@ -129,6 +129,8 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
 void JobController::fabric_updated(FabricSnapshot snapshot) {
   const bool first = fabric_ == nullptr;
   fabric_ = std::make_shared<const FabricSnapshot>(std::move(snapshot));
+  // Also resets the back-off of switches whose cabling changed.
+  switches_.update(std::shared_ptr<const Subnet>(fabric_, &fabric_->subnet));
   hca_names_ = std::make_unique<const HcaNames>(fabric_->subnet.fabric);
   net_ = std::make_unique<NetworkState>(fabric_->subnet.fabric);
   ++counters_["subnet_ups"];
@@ -143,7 +145,6 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
     j.lft.clear();
     j.routed = false;
   }
-  note_cabling();
   // A new master (or a restart) first learns what the switches hold: nothing found under a
   // cookie is deleted before it is known to belong to no job (job_takeover.cpp).
   const bool took_over = takeover_;
@@ -153,7 +154,7 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
   }
   reconcile(std::nullopt, first || took_over);
   guard_load("on the new fabric");
-  const AuditOutcome a = audit_switches(due_switches(), true);
+  const AuditOutcome a = audit_switches(switches_.due(SwitchRegistry::Clock::now()), true);
   std::size_t unreachable = 0;
   for (const AuditFinding& fd : a.findings) unreachable += fd.kind == "unreachable";
   log(a.repaired > 0 || unreachable > 0 ? LogLevel::kWarn : LogLevel::kInfo,

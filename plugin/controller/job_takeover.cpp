@@ -89,7 +89,7 @@ void JobController::take_over(bool switches_are_truth) {
   // What every switch holds, by cookie.
   std::map<std::uint64_t, std::map<Guid, std::vector<FlowEntry>>> found;
   std::size_t unanswered = 0;
-  for (const Switch& sw : due_switches()) {
+  for (const Switch& sw : switches_.due(SwitchRegistry::Clock::now())) {
     mad::Result<mad::TableRead> read = client_.read_table(sw.lid, config_.switch_key);
     note_answer(sw, static_cast<bool>(read), read ? std::string() : read.error().message);
     if (!read) {
