@@ -21,7 +21,6 @@
 #include "routing/algorithm.hpp"
 #include "routing/netlist.hpp"
 #include "routing/patterns/rng.hpp"
-#include "routing/patterns/traffic_matrix.hpp"
 #include "sim_backend/io/content_hash.hpp"
 #include "sim_backend/scenario/scenario_draft.hpp"
 #include "sim_backend/scenario/scenario_fields.hpp"
@@ -74,7 +73,7 @@ constexpr int kMaxTopologyParameter = 100'000;  // the generators check the real
 class Parser : FieldReader {
  public:
   Parser(std::string_view source, std::filesystem::path base_dir, Scenario::Draft& d)
-      : FieldReader(source, d), base_dir_(std::move(base_dir)) {}
+      : FieldReader(source, std::move(base_dir), d) {}
 
   void parse(const YAML::Node& doc) {
     if (doc.IsNull())
@@ -220,52 +219,6 @@ class Parser : FieldReader {
     };
   }
 
-  // A file the scenario names, `written` as the scenario has it (`at` is where, for errors): it
-  // must be a readable regular file. Its content's hash joins the scenario's; `content`, when not
-  // null, receives the text.
-  ScenarioFile file(const YAML::Node& at, const std::string& key, std::string written,
-                    std::string* content) {
-    ScenarioFile f;
-    f.written = std::move(written);
-    if (f.written.empty()) r_.fail(at, key + ": an empty path");
-    if (f.written.find('\0') != std::string::npos) r_.fail(at, key + ": contains a NUL byte");
-    std::error_code ec;
-    std::filesystem::path p(f.written);
-    if (p.is_relative()) p = base_dir_ / p;
-    const std::filesystem::path abs = std::filesystem::absolute(p, ec);
-    f.path = (ec ? p : abs).lexically_normal().string();
-    const std::string why = key + ": cannot read " + quote_for_message(f.written, 256) +
-                            " (resolved to " + quote_for_message(f.path, 256) + "): ";
-    const auto status = std::filesystem::status(f.path, ec);
-    if (ec) r_.fail(at, why + ec.message());
-    if (!std::filesystem::is_regular_file(status)) r_.fail(at, why + "not a regular file");
-    std::string digest;
-    try {
-      if (content != nullptr) {
-        std::ifstream in(f.path, std::ios::binary);
-        if (!in) throw std::runtime_error(std::strerror(errno));
-        std::ostringstream text;
-        text << in.rdbuf();
-        if (in.bad()) throw std::runtime_error(std::string("read failed: ") + std::strerror(errno));
-        *content = std::move(text).str();
-        digest = sha256_hex(*content);
-      } else {
-        digest = file_sha256_hex(f.path);
-      }
-    } catch (const std::runtime_error& e) {
-      r_.fail(at, why + e.what());
-    }
-    files_[f.written] = digest;
-    return f;
-  }
-
-  ReadOne<ScenarioFile> plain_file() {
-    return [this](const YAML::Node& n, const std::string& key) {
-      ScenarioFile f = file(n, key, r_.string(n, key), nullptr);
-      return std::pair<ScenarioFile, std::string>{f, f.written};
-    };
-  }
-
   ReadOne<ScenarioFile> netlist() {
     return [this](const YAML::Node& n, const std::string& key) {
       std::string text;
@@ -280,82 +233,7 @@ class Parser : FieldReader {
     };
   }
 
-  ReadOne<ScenarioPattern> pattern() {
-    return [this](const YAML::Node& n, const std::string& key) {
-      const std::string text = r_.string(n, key);
-      ScenarioPattern p;
-      if (text == "dynamic") {
-        p.dynamic = true;
-        p.text = text;
-        return std::pair<ScenarioPattern, std::string>{p, p.text};
-      }
-      try {
-        p.spec = PatternSpec::parse(text);
-        p.spec.validate();
-      } catch (const std::invalid_argument& e) {
-        r_.fail(n, key + ": " + e.what() + " (or dynamic)");
-      }
-      p.text = p.spec.to_string();
-      if (p.spec.name == "matrix") {
-        // Relative to the scenario's folder like its other files; the text keeps it as written.
-        const ScenarioFile f = file(n, key + ": matrix", p.spec.file, nullptr);
-        try {
-          (void)read_traffic_matrix(f.path, std::nullopt);
-        } catch (const std::invalid_argument& e) {
-          r_.fail(n, key + ": " + e.what());
-        }
-        p.spec.file = f.path;
-      }
-      return std::pair<ScenarioPattern, std::string>{p, p.text};
-    };
-  }
-
-  ReadOne<ScenarioApplication> application() {
-    return [this](const YAML::Node& n, const std::string& key) {
-      const std::string text = r_.string(n, key);
-      ScenarioApplication a;
-      try {
-        a.spec = AppSpec::parse(text);
-        a.spec.validate();
-      } catch (const std::invalid_argument& e) {
-        r_.fail(n, key + ": " + e.what());
-      }
-      a.text = a.spec.to_string();
-      if (a.spec.kind() == AppKind::kPattern && a.spec.pattern.name == "matrix") {
-        const ScenarioFile f = file(n, key + ": matrix", a.spec.pattern.file, nullptr);
-        try {
-          (void)read_traffic_matrix(f.path, std::nullopt);
-        } catch (const std::invalid_argument& e) {
-          r_.fail(n, key + ": " + e.what());
-        }
-        a.spec.pattern.file = f.path;
-      }
-      return std::pair<ScenarioApplication, std::string>{a, a.text};
-    };
-  }
-
   // --- sections -----------------------------------------------------------------------
-
-  // each_field() where exactly one of the `choices` keys must be given (the fabric, the
-  // workload): it is recorded as the map's kind.
-  void exactly_one(const YAML::Node& map, const std::string& what,
-                   std::span<const std::string_view> known,
-                   std::span<const std::string_view> choices,
-                   const std::function<void(const std::string&, const YAML::Node&)>& on_key) {
-    std::vector<std::string> chosen;
-    each_field(map, what, known, [&](const std::string& key, const YAML::Node& v) {
-      if (std::find(choices.begin(), choices.end(), key) != choices.end()) {
-        chosen.push_back(key);
-        if (chosen.size() > 1) {
-          r_.fail(v, what + ": give exactly one of " + join(choices, ", ") + "; found " +
-                         join(chosen, " and "));
-        }
-        canonical_[what] = key;
-      }
-      on_key(key, v);
-    });
-    if (chosen.empty()) r_.fail(map, what + ": give one of " + join(choices, ", "));
-  }
 
   void topology(const YAML::Node& map) {
     exactly_one(map, "topology", kTopologyKeys, kFabricKeys,
@@ -641,8 +519,6 @@ class Parser : FieldReader {
     d_.hash = h;
   }
 
-  std::filesystem::path base_dir_;
-  nlohmann::json files_ = nlohmann::json::object();  // written path -> SHA-256 of the content
   std::uint32_t jobs_largest_nodes_ = 0;
   std::optional<YAML::Node> zip_;
   std::optional<YAML::Node> reference_;
