@@ -19,7 +19,6 @@
 #include "common/yaml_reader.hpp"
 #include "flowtable/flow_table.hpp"
 #include "routing/algorithm.hpp"
-#include "routing/netlist.hpp"
 #include "routing/patterns/rng.hpp"
 #include "sim_backend/io/content_hash.hpp"
 #include "sim_backend/scenario/scenario_draft.hpp"
@@ -41,9 +40,6 @@ constexpr std::array<std::string_view, 19> kTopKeys = {
     "flow_level",     "load_guard", "model",      "pattern",        "application",
     "timing",         "workload",   "zip",        "reference"};
 constexpr std::array<std::string_view, 3> kRequiredKeys = {"name", "topology", "routing"};
-constexpr std::array<std::string_view, 5> kTopologyKeys = {"xgft", "dragonfly", "megafly",
-                                                           "netlist", "hosts"};
-constexpr std::array<std::string_view, 4> kFabricKeys = {"xgft", "dragonfly", "megafly", "netlist"};
 constexpr std::array<std::string_view, 3> kWorkloadKeys = {"trace", "synthetic", "jobs"};
 constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node", "first",
                                                         "system_nodes"};
@@ -67,7 +63,6 @@ constexpr std::array<std::string_view, 2> kModels = {"static", "flow"};
 constexpr std::uint64_t kMaxTraceJobs = 1'000'000'000;
 constexpr std::uint64_t kMaxSyntheticJobs = 1'000'000;
 constexpr std::uint32_t kMaxCpusPerNode = 4096;
-constexpr int kMaxTopologyParameter = 100'000;  // the generators check the real limits
 
 // The document; `timing:` is scenario_timing.cpp's.
 class Parser : FieldReader {
@@ -108,7 +103,7 @@ class Parser : FieldReader {
     } else if (key == "seed") {
       read(v, key, d_.seed, integer<std::uint64_t>(0, ~std::uint64_t{0}));
     } else if (key == "topology") {
-      topology(v);
+      read_topology(*this, v);
     } else if (key == "link_bandwidth") {
       read(v, key, d_.link_bandwidth_gbps, bandwidth());
     } else if (key == "gpus_per_node") {
@@ -205,75 +200,7 @@ class Parser : FieldReader {
     };
   }
 
-  ReadOne<XgftParams> xgft() const {
-    return [this](const YAML::Node& n, const std::string& key) {
-      const std::string v = r_.string(n, key);
-      try {
-        XgftParams p = XgftParams::parse(v);
-        // The canonical text without the XGFT(...) wrapper, as written in scenarios.
-        std::string text = p.to_string();
-        return std::pair<XgftParams, std::string>{std::move(p), text.substr(5, text.size() - 6)};
-      } catch (const std::invalid_argument& e) {
-        r_.fail(n, key + ": " + e.what());
-      }
-    };
-  }
-
-  ReadOne<ScenarioFile> netlist() {
-    return [this](const YAML::Node& n, const std::string& key) {
-      std::string text;
-      ScenarioFile f = file(n, key, r_.string(n, key), &text);
-      try {
-        const Fabric fabric = parse_netlist(text, f.path);
-        d_.netlist_hosts[f.path] = fabric.hcas().size();
-      } catch (const std::invalid_argument& e) {
-        r_.fail(n, key + ": " + e.what());
-      }
-      return std::pair<ScenarioFile, std::string>{f, f.written};
-    };
-  }
-
   // --- sections -----------------------------------------------------------------------
-
-  void topology(const YAML::Node& map) {
-    exactly_one(map, "topology", kTopologyKeys, kFabricKeys,
-                [&](const std::string& key, const YAML::Node& v) {
-                  const std::string full = "topology." + key;
-                  if (key == "hosts") {
-                    read(v, full, d_.hosts, integer<std::uint32_t>(1, kMaxHosts));
-                    return;
-                  }
-                  d_.topology_at = where_of(v);
-                  if (key == "xgft") {
-                    d_.topology_kind = TopologyKind::kXgft;
-                    read(v, full, d_.xgft, xgft());
-                  } else if (key == "dragonfly") {
-                    d_.topology_kind = TopologyKind::kDragonfly;
-                    parameters(v, full, kDragonflyKeys, d_.dragonfly);
-                  } else if (key == "megafly") {
-                    d_.topology_kind = TopologyKind::kMegafly;
-                    parameters(v, full, kMegaflyKeys, d_.megafly);
-                  } else {
-                    d_.topology_kind = TopologyKind::kNetlist;
-                    read(v, full, d_.netlist, netlist());
-                  }
-                });
-  }
-
-  // The integer parameters of a dragonfly or megafly map, every one required and sweepable; the
-  // generator checks them together for every run (build_run).
-  template <std::size_t N>
-  void parameters(const YAML::Node& map, const std::string& what,
-                  const std::array<std::string_view, N>& keys, std::array<Field<int>, N>& fields) {
-    each_field(map, what, keys, [&](const std::string& key, const YAML::Node& v) {
-      const auto i =
-          static_cast<std::size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin());
-      read(v, what + "." + key, fields[i], integer<int>(1, kMaxTopologyParameter));
-    });
-    for (std::size_t i = 0; i < N; ++i) {
-      if (!fields[i].given()) missing(map, what, keys[i]);
-    }
-  }
 
   void workload(const YAML::Node& map) {
     exactly_one(map, "workload", kWorkloadKeys, kWorkloadKeys,
@@ -608,43 +535,6 @@ PatternSpec job_pattern(const ScenarioPattern& p, std::uint64_t seed, std::uint6
   PatternSpec spec;
   spec.name = std::string(kDynamicPatterns[rng.below(kDynamicPatterns.size())]);
   return spec;
-}
-
-TopologySpec topology_spec(const ScenarioRun& run) {
-  TopologySpec spec;
-  switch (run.topology.kind) {
-    case TopologyKind::kXgft:
-      spec.xgft = run.topology.xgft.to_string();
-      break;
-    case TopologyKind::kDragonfly:
-      spec.dragonfly = run.topology.dragonfly.to_string();
-      break;
-    case TopologyKind::kMegafly:
-      spec.megafly = run.topology.megafly.to_string();
-      break;
-    case TopologyKind::kNetlist:
-      spec.netlist_in = run.topology.netlist.path;
-      break;
-  }
-  spec.gpus_per_node = static_cast<int>(run.gpus_per_node);
-  // The flow model's bandwidth multiple scales the network links only (timing_runner.cpp keeps
-  // the GPU links at gpu_link x link_bandwidth).
-  spec.gbps = run.link_bandwidth_gbps * run.timing.bandwidth_multiple;
-  return spec;
-}
-
-std::string ScenarioTopology::label() const {
-  switch (kind) {
-    case TopologyKind::kXgft:
-      return xgft.to_string();
-    case TopologyKind::kDragonfly:
-      return dragonfly.to_string();
-    case TopologyKind::kMegafly:
-      return megafly.to_string();
-    case TopologyKind::kNetlist:
-      return netlist.written;
-  }
-  return "?";
 }
 
 }  // namespace ibsdn

@@ -165,6 +165,11 @@ class FieldReader {
   nlohmann::json files_ = nlohmann::json::object();  // written path -> SHA-256 of the content
 };
 
+// scenario_topology.cpp: `topology:`, exactly one fabric and the hosts the workload may use.
+inline constexpr std::array<std::string_view, 5> kTopologyKeys = {"xgft", "dragonfly", "megafly",
+                                                                  "netlist", "hosts"};
+void read_topology(FieldReader& f, const YAML::Node& map);
+
 // scenario_timing.cpp: `timing:`, read whatever the model (the document refuses it unless the
 // model is flow), and its defaults (the flow model's only, so that static scenarios keep their
 // hashes).
