@@ -25,7 +25,6 @@
 #include "sim_backend/scenario/scenario_fields.hpp"
 #include "sim_backend/scenario/scenario_sweeps.hpp"
 #include "sim_backend/workload/node_allocation.hpp"
-#include "sim_backend/workload/swf_synthetic.hpp"
 
 namespace ibsdn {
 namespace {
@@ -40,29 +39,14 @@ constexpr std::array<std::string_view, 19> kTopKeys = {
     "flow_level",     "load_guard", "model",      "pattern",        "application",
     "timing",         "workload",   "zip",        "reference"};
 constexpr std::array<std::string_view, 3> kRequiredKeys = {"name", "topology", "routing"};
-constexpr std::array<std::string_view, 3> kWorkloadKeys = {"trace", "synthetic", "jobs"};
-constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node", "first",
-                                                        "system_nodes"};
-constexpr std::array<std::string_view, 3> kSyntheticKeys = {"preset", "jobs", "utilisation"};
-constexpr std::array<std::string_view, 7> kJobKeys = {"nodes",   "ranks",       "start", "end",
-                                                      "pattern", "application", "class"};
 
-// The allocation policies and synthetic presets are those their implementations register.
+// The allocation policies are those node_allocation registers.
 const std::vector<std::string>& allocation_policies() {
   static const std::vector<std::string> names = node_allocation_names();
   return names;
 }
-const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> names = synthetic_preset_names();
-  return names;
-}
 constexpr std::array<std::string_view, 4> kDynamicPatterns = {"ring", "2dnn", "3dnn", "random4"};
 constexpr std::array<std::string_view, 2> kModels = {"static", "flow"};
-
-// Upper bounds of the integer fields (the lower bound is 1 unless said).
-constexpr std::uint64_t kMaxTraceJobs = 1'000'000'000;
-constexpr std::uint64_t kMaxSyntheticJobs = 1'000'000;
-constexpr std::uint32_t kMaxCpusPerNode = 4096;
 
 // The document; `timing:` is scenario_timing.cpp's.
 class Parser : FieldReader {
@@ -136,7 +120,7 @@ class Parser : FieldReader {
       reference_.emplace(v);
       d_.reference_at = where_of(v);
     } else {
-      workload(v);
+      read_workload(*this, v);
     }
   }
 
@@ -198,150 +182,6 @@ class Parser : FieldReader {
       const SimulationModel m = v == "flow" ? SimulationModel::kFlow : SimulationModel::kStatic;
       return std::pair<SimulationModel, std::string>{m, std::string(to_string(m))};
     };
-  }
-
-  // --- sections -----------------------------------------------------------------------
-
-  void workload(const YAML::Node& map) {
-    exactly_one(map, "workload", kWorkloadKeys, kWorkloadKeys,
-                [&](const std::string& key, const YAML::Node& v) {
-                  if (key == "trace") {
-                    trace(v);
-                  } else if (key == "synthetic") {
-                    synthetic(v);
-                  } else {
-                    jobs(v);
-                  }
-                });
-  }
-
-  void trace(const YAML::Node& map) {
-    d_.workload_kind = WorkloadKind::kTrace;
-    each_field(map, "workload.trace", kTraceKeys, [&](const std::string& key, const YAML::Node& v) {
-      const std::string full = "workload.trace." + key;
-      if (key == "file") {
-        read(v, full, d_.trace_file, plain_file());
-      } else if (key == "cpus_per_node") {
-        read(v, full, d_.trace_cpus_per_node, integer<std::uint32_t>(1, kMaxCpusPerNode));
-      } else if (key == "first") {
-        read(v, full, d_.trace_first, integer<std::uint64_t>(1, kMaxTraceJobs));
-      } else {
-        read(v, full, d_.trace_system_nodes, integer<std::uint32_t>(1, kMaxHosts));
-      }
-    });
-    if (!d_.trace_file.given()) missing(map, "workload.trace", "file");
-    if (!d_.trace_cpus_per_node.given()) missing(map, "workload.trace", "cpus_per_node");
-  }
-
-  void synthetic(const YAML::Node& map) {
-    d_.workload_kind = WorkloadKind::kSynthetic;
-    each_field(map, "workload.synthetic", kSyntheticKeys,
-               [&](const std::string& key, const YAML::Node& v) {
-                 const std::string full = "workload.synthetic." + key;
-                 if (key == "preset") {
-                   read(v, full, d_.synthetic_preset, one_of(preset_names()));
-                 } else if (key == "jobs") {
-                   read(v, full, d_.synthetic_jobs, integer<std::uint64_t>(1, kMaxSyntheticJobs));
-                 } else {
-                   read(v, full, d_.synthetic_utilisation, utilisation());
-                 }
-               });
-    if (!d_.synthetic_preset.given()) missing(map, "workload.synthetic", "preset");
-    if (!d_.synthetic_jobs.given()) missing(map, "workload.synthetic", "jobs");
-  }
-
-  ReadOne<double> utilisation() const {
-    return [this](const YAML::Node& n, const std::string& key) {
-      const double v = r_.number(n, key);
-      if (!(v > 0.0) || v > 1.0) {
-        r_.fail(n, key + ": " + n.Scalar() +
-                       " is out of range: a fraction above 0 and at most 1 (0.88, not 88)");
-      }
-      return std::pair<double, std::string>{v, number_text(v)};
-    };
-  }
-
-  void jobs(const YAML::Node& list) {
-    d_.workload_kind = WorkloadKind::kJobs;
-    if (!list.IsSequence() || list.size() == 0) {
-      r_.fail(list, "workload.jobs: expected a list of jobs ({nodes: N, start: S, end: E})");
-    }
-    if (list.size() > kMaxExplicitJobs) {
-      r_.fail(list, "workload.jobs: " + std::to_string(list.size()) + " jobs; at most " +
-                        std::to_string(kMaxExplicitJobs) + " (use a trace for more)");
-    }
-    auto jobs = std::make_shared<std::vector<ScenarioJob>>();
-    nlohmann::json canonical = nlohmann::json::array();
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const YAML::Node& entry = list[i];
-      const std::string what = "workload.jobs[" + std::to_string(i) + "]";
-      ScenarioJob job;
-      nlohmann::json c = nlohmann::json::object();
-      std::optional<YAML::Node> start_at;
-      std::optional<YAML::Node> end_at;
-      std::optional<YAML::Node> ranks_at;
-      r_.for_each_key(entry, what, kJobKeys, [&](const std::string& key, const YAML::Node& v) {
-        const std::string full = what + "." + key;
-        single(v, full, "explicit jobs are not swept (write one entry per job)");
-        if (key == "nodes") {
-          job.nodes = static_cast<std::uint32_t>(r_.integer(v, full, 1, kMaxHosts));
-          if (job.nodes > jobs_largest_nodes_) {
-            jobs_largest_nodes_ = job.nodes;
-            d_.largest_job = i;
-            d_.largest_job_at = where_of(v);
-          }
-          c[key] = std::to_string(job.nodes);
-        } else if (key == "ranks") {
-          job.ranks = static_cast<std::uint32_t>(r_.integer(v, full, 1, kMaxAppRanks));
-          if (!d_.job_ranks_at) d_.job_ranks_at = where_of(v);
-          if (!d_.most_ranks_job || job.ranks > jobs->at(*d_.most_ranks_job).ranks) {
-            d_.most_ranks_job = i;
-            d_.most_ranks_at = where_of(v);
-          }
-          ranks_at.emplace(v);
-          c[key] = std::to_string(job.ranks);
-        } else if (key == "start" || key == "end") {
-          const double t = r_.number(v, full);
-          if (t < 0.0 || t > kMaxJobTime) {
-            r_.fail(v, full + ": " + v.Scalar() + " is out of range: seconds from 0 to " +
-                           number_text(kMaxJobTime));
-          }
-          (key == "start" ? job.start : job.end) = t;
-          // emplace: assigning to a YAML::Node writes through to the node it refers to.
-          (key == "start" ? start_at : end_at).emplace(v);
-          c[key] = number_text(t);
-        } else if (key == "pattern") {
-          auto [p, text] = pattern()(v, full);
-          job.pattern = std::move(p);
-          c[key] = text;
-        } else if (key == "class") {
-          job.traffic_class = read_class_name(r_, v, full, d_);
-          c[key] = job.traffic_class;
-        } else {
-          auto [a, text] = application()(v, full);
-          job.application = std::move(a);
-          if (!d_.job_application_at) d_.job_application_at = where_of(v);
-          c[key] = text;
-        }
-      });
-      if (job.nodes == 0 && job.ranks == 0) {
-        r_.fail(entry, what + ": missing key 'nodes' (or 'ranks', with model flow)");
-      }
-      if (job.nodes != 0 && ranks_at) {
-        r_.fail(*ranks_at, what + ".ranks: give nodes or ranks, not both (a job of ranks gets " +
-                               "ceil(ranks / ranks_per_node) nodes)");
-      }
-      if (!start_at) missing(entry, what, "start");
-      if (!end_at) missing(entry, what, "end");
-      if (!(job.end > job.start)) {
-        r_.fail(*end_at, what + ".end: " + number_text(job.end) + " is not after start (" +
-                             number_text(job.start) + ")");
-      }
-      jobs->push_back(std::move(job));
-      canonical.push_back(std::move(c));
-    }
-    d_.jobs = std::move(jobs);
-    canonical_["workload.jobs"] = std::move(canonical);
   }
 
   // --- after the document ---------------------------------------------------------------
@@ -446,7 +286,6 @@ class Parser : FieldReader {
     d_.hash = h;
   }
 
-  std::uint32_t jobs_largest_nodes_ = 0;
   std::optional<YAML::Node> zip_;
   std::optional<YAML::Node> reference_;
 };

@@ -170,6 +170,16 @@ inline constexpr std::array<std::string_view, 5> kTopologyKeys = {"xgft", "drago
                                                                   "netlist", "hosts"};
 void read_topology(FieldReader& f, const YAML::Node& map);
 
+// scenario_workload.cpp: `workload:`, exactly one of a trace file, a synthetic trace and explicit
+// jobs.
+inline constexpr std::array<std::string_view, 3> kWorkloadKeys = {"trace", "synthetic", "jobs"};
+inline constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node", "first",
+                                                               "system_nodes"};
+inline constexpr std::array<std::string_view, 3> kSyntheticKeys = {"preset", "jobs", "utilisation"};
+inline constexpr std::array<std::string_view, 7> kJobKeys = {
+    "nodes", "ranks", "start", "end", "pattern", "application", "class"};
+void read_workload(FieldReader& f, const YAML::Node& map);
+
 // scenario_timing.cpp: `timing:`, read whatever the model (the document refuses it unless the
 // model is flow), and its defaults (the flow model's only, so that static scenarios keep their
 // hashes).
