@@ -48,7 +48,9 @@ const std::vector<std::string>& allocation_policies() {
 constexpr std::array<std::string_view, 4> kDynamicPatterns = {"ring", "2dnn", "3dnn", "random4"};
 constexpr std::array<std::string_view, 2> kModels = {"static", "flow"};
 
-// The document; `timing:` is scenario_timing.cpp's.
+// The document: the top level, `zip` and `reference`, the defaults and the hash; its sections
+// `topology:`, `workload:` and `timing:` are read by scenario_topology.cpp, scenario_workload.cpp
+// and scenario_timing.cpp.
 class Parser : FieldReader {
  public:
   Parser(std::string_view source, std::filesystem::path base_dir, Scenario::Draft& d)
@@ -74,8 +76,8 @@ class Parser : FieldReader {
                        "application)");
     }
     defaults();
-    check_flow_only();
-    check_class_names(r_, d_, flow());
+    check_flow_only(r_, d_);
+    check_class_names(r_, d_, flow_model(d_));
     finish();
   }
 
@@ -199,58 +201,9 @@ class Parser : FieldReader {
     set_default(d_.load_guard, "load_guard", std::uint8_t{1}, "true");
     set_default(d_.model, "model", SimulationModel::kStatic, "static");
     if (!d_.hosts.given()) canonical_["topology.hosts"] = "all";
-    if (!flow()) return;
+    if (!flow_model(d_)) return;
     // Only for the flow model, so that static scenarios keep their hashes.
     set_timing_defaults(*this);
-  }
-
-  /// The model is flow (it cannot be swept together with static: check_flow_only()).
-  [[nodiscard]] bool flow() const {
-    return std::find(d_.model.values.begin(), d_.model.values.end(), SimulationModel::kFlow) !=
-           d_.model.values.end();
-  }
-
-  // What only the flow model takes, refused with the static one at the value that needs it.
-  void check_flow_only() {
-    const auto& models = d_.model.values;
-    const bool has_static =
-        std::find(models.begin(), models.end(), SimulationModel::kStatic) != models.end();
-    if (flow() && has_static) {
-      const Where w = d_.model.at.back();
-      r_.fail_at(w.line, w.column,
-                 "model: static and flow cannot be swept together (their outputs differ); write "
-                 "two scenarios");
-    }
-    if (flow()) {
-      if (d_.alone.given() && d_.alone.values[0] != 0 && d_.jobs &&
-          d_.jobs->size() > kMaxAloneJobs) {
-        const Where w = d_.alone.at[0];
-        r_.fail_at(w.line, w.column,
-                   "timing.alone: " + std::to_string(d_.jobs->size()) +
-                       " jobs would each run once more alone; at most " +
-                       std::to_string(kMaxAloneJobs));
-      }
-      return;
-    }
-    const auto refuse = [&](Where w, const std::string& what) {
-      r_.fail_at(w.line, w.column,
-                 what +
-                     " is for model flow only (this scenario's model is "
-                     "static)");
-    };
-    if (d_.timing_given) refuse(d_.timing_at, "timing");
-    if (d_.application.given()) refuse(d_.application.at[0], "application");
-    if (d_.job_application_at) refuse(*d_.job_application_at, "a job's application");
-    if (d_.job_ranks_at) refuse(*d_.job_ranks_at, "a job's ranks");
-    if (d_.reference_at) refuse(*d_.reference_at, "reference");
-    if (!d_.pattern.given()) {
-      r_.fail_at(0, 0, "top level: missing key 'pattern' (an application needs model flow)");
-    }
-    for (std::size_t i = 0; i < d_.routing.values.size(); ++i) {
-      if (d_.routing.values[i] == kAdaptiveRouting) {
-        refuse(d_.routing.at[i], "routing: adaptive (the fabric's adaptive routing)");
-      }
-    }
   }
 
   void finish() {
