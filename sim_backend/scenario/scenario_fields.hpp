@@ -1,8 +1,9 @@
 // The scenario parser's field machinery (docs/simulation.md, "Sweeps"): one field or a sweep over
 // it, each value with its canonical text (labels, duplicates, the hash), defaults, maps whose
-// fields sweep, and the readers of values that more than one section takes. Shared by
-// scenario.cpp (the document) and scenario_timing.cpp (`timing:`); nothing outside the scenario
-// parser includes it.
+// fields sweep, and the readers of values that more than one section takes (files the scenario
+// names, patterns, applications). Shared by scenario.cpp (the document) and its sections,
+// scenario_topology.cpp, scenario_workload.cpp and scenario_timing.cpp; nothing outside the
+// scenario parser includes it.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
