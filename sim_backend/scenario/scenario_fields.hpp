@@ -166,6 +166,16 @@ class FieldReader {
   nlohmann::json files_ = nlohmann::json::object();  // written path -> SHA-256 of the content
 };
 
+/// A section of the document (`topology:`, `workload:`, `timing:`) read over its FieldReader.
+class FieldSection {
+ protected:
+  explicit FieldSection(FieldReader& f) : f_(f), r_(f.reader()), d_(f.draft()) {}
+
+  FieldReader& f_;
+  const YamlReader& r_;
+  Scenario::Draft& d_;
+};
+
 // scenario_topology.cpp: `topology:`, exactly one fabric and the hosts the workload may use.
 inline constexpr std::array<std::string_view, 5> kTopologyKeys = {"xgft", "dragonfly", "megafly",
                                                                   "netlist", "hosts"};

@@ -17,9 +17,9 @@ namespace {
 constexpr std::array<std::string_view, 4> kFabricKeys = {"xgft", "dragonfly", "megafly", "netlist"};
 constexpr int kMaxTopologyParameter = 100'000;  // the generators check the real limits
 
-class TopologySection {
+class TopologySection : FieldSection {
  public:
-  explicit TopologySection(FieldReader& f) : f_(f), r_(f.reader()), d_(f.draft()) {}
+  explicit TopologySection(FieldReader& f) : FieldSection(f) {}
 
   void read(const YAML::Node& map) {
     f_.exactly_one(map, "topology", kTopologyKeys, kFabricKeys,
@@ -89,10 +89,6 @@ class TopologySection {
       return std::pair<ScenarioFile, std::string>{f, f.written};
     };
   }
-
-  FieldReader& f_;
-  const YamlReader& r_;
-  Scenario::Draft& d_;
 };
 
 }  // namespace

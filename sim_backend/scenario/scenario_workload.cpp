@@ -27,9 +27,9 @@ const std::vector<std::string>& preset_names() {
   return names;
 }
 
-class WorkloadSection {
+class WorkloadSection : FieldSection {
  public:
-  explicit WorkloadSection(FieldReader& f) : f_(f), r_(f.reader()), d_(f.draft()) {}
+  explicit WorkloadSection(FieldReader& f) : FieldSection(f) {}
 
   void read(const YAML::Node& map) {
     f_.exactly_one(map, "workload", kWorkloadKeys, kWorkloadKeys,
@@ -176,9 +176,6 @@ class WorkloadSection {
     f_.canonical()["workload.jobs"] = std::move(canonical);
   }
 
-  FieldReader& f_;
-  const YamlReader& r_;
-  Scenario::Draft& d_;
   std::uint32_t jobs_largest_nodes_ = 0;
 };
 
