@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sim_backend/cli/commands.hpp"
+#include "sim_backend/run/gnuplot_runner.hpp"
 #include "sim_backend/run/static_plots.hpp"
 #include "sim_backend/run/static_report.hpp"
 #include "sim_backend/run/static_runner.hpp"
@@ -171,8 +172,8 @@ std::vector<Record> run_all(const Scenario& s, const std::vector<std::size_t>& i
   return records;
 }
 
-/// The plots (static_plots.hpp) in OUT/plots. gnuplot missing or failing is a warning: the CSV
-/// files hold the results.
+/// The plots (static_plots.hpp, timing_plots.hpp) in OUT/plots (gnuplot_runner.hpp). gnuplot
+/// missing or failing is a warning: the CSV files hold the results.
 void plot(const PlotSet& set, const std::string& out, unsigned threads, bool quiet) {
   // A few hundred milliseconds per script: say why a large sweep is still busy.
   if (!quiet && set.scripts.size() > 8) {
