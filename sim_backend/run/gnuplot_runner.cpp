@@ -1,13 +1,12 @@
 #include "sim_backend/run/gnuplot_runner.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
 
 #include "sim_backend/io/text_file.hpp"
+#include "sim_backend/run/parallel_for.hpp"
 #include "sim_backend/run/subprocess.hpp"
 
 namespace ibsdn {
@@ -35,20 +34,12 @@ PlotOutput write_plots(const PlotSet& set, const std::filesystem::path& out_dir,
   out.gnuplot_found = true;
   // One gnuplot per script, `jobs` at a time; results are reported in script order.
   std::vector<std::optional<ProgramResult>> results(set.scripts.size());
-  std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> failures{0};
-  const auto worker = [&] {
-    for (std::size_t i = next.fetch_add(1); i < set.scripts.size(); i = next.fetch_add(1)) {
-      if (failures.load() >= options.max_failures) continue;
-      results[i] = run_program(*gnuplot, {set.scripts[i]}, out.dir, options.timeout);
-      if (!results[i]->ok()) failures.fetch_add(1);
-    }
-  };
-  const std::size_t jobs = std::clamp<std::size_t>(options.jobs, 1, set.scripts.size());
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  parallel_for(set.scripts.size(), options.jobs, [&](std::size_t i) {
+    if (failures.load() >= options.max_failures) return;
+    results[i] = run_program(*gnuplot, {set.scripts[i]}, out.dir, options.timeout);
+    if (!results[i]->ok()) failures.fetch_add(1);
+  });
 
   std::size_t skipped = 0;
   for (std::size_t i = 0; i < set.scripts.size(); ++i) {
