@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "sim_backend/cli/commands.hpp"
+#include "sim_backend/run/gnuplot_runner.hpp"
+#include "sim_backend/run/parallel_for.hpp"
 #include "sim_backend/run/static_plots.hpp"
 #include "sim_backend/run/static_report.hpp"
 #include "sim_backend/run/static_runner.hpp"
@@ -146,33 +148,26 @@ std::vector<Record> run_all(const Scenario& s, const std::vector<std::size_t>& i
                             unsigned threads, bool quiet, Execute execute) {
   std::vector<Record> records(indices.size());
   Progress progress(indices.size(), !quiet);
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t k = next.fetch_add(1); k < indices.size(); k = next.fetch_add(1)) {
-      Record& rec = records[k];
-      rec.run = s.run(indices[k]);
-      RunHooks hooks;
-      hooks.progress = [&progress, k](std::size_t done, std::size_t total) {
-        progress.update(k, done, total);
-      };
-      try {
-        rec.outcome = execute(rec.run, hooks);
-      } catch (const std::exception& e) {
-        rec.error = e.what();
-      }
-      progress.finished(k);
+  parallel_for(indices.size(), threads, [&](std::size_t k) {
+    Record& rec = records[k];
+    rec.run = s.run(indices[k]);
+    RunHooks hooks;
+    hooks.progress = [&progress, k](std::size_t done, std::size_t total) {
+      progress.update(k, done, total);
+    };
+    try {
+      rec.outcome = execute(rec.run, hooks);
+    } catch (const std::exception& e) {
+      rec.error = e.what();
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+    progress.finished(k);
+  });
   progress.stop();
   return records;
 }
 
-/// The plots (static_plots.hpp) in OUT/plots. gnuplot missing or failing is a warning: the CSV
-/// files hold the results.
+/// The plots (static_plots.hpp, timing_plots.hpp) in OUT/plots (gnuplot_runner.hpp). gnuplot
+/// missing or failing is a warning: the CSV files hold the results.
 void plot(const PlotSet& set, const std::string& out, unsigned threads, bool quiet) {
   // A few hundred milliseconds per script: say why a large sweep is still busy.
   if (!quiet && set.scripts.size() > 8) {

@@ -1,6 +1,6 @@
 // The pieces every gnuplot script of `ibsdn-sim run` is made of (static_plots.cpp for the static
-// model, timing_plots.cpp for the flow model): quoting, captions, the script's head and its
-// rendering loop over PNG and SVG, and an empirical CDF as a data block.
+// model, timing_plots.cpp for the flow model): the bounds both keep, quoting, captions, the
+// script's head and its rendering loop over PNG and SVG, and an empirical CDF as a data block.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +11,16 @@
 #include "sim_backend/scenario/scenario.hpp"
 
 namespace ibsdn {
+
+/// A sweep of 10,000 runs must not draw 20,000 per-run plots nor a chart of 10,000 bars.
+struct PlotLimits {
+  /// Per-run plots (SWML over time, PJML CDF) when at most this many runs are plotted; beyond,
+  /// only the aggregate plots (Table II, link loads), and a note says how to plot chosen runs.
+  std::size_t runs = 50;
+  /// Entries (bar pairs, boxes) an aggregate chart draws: the first ones; table2.md and
+  /// links.csv list them all.
+  std::size_t chart_entries = 60;
+};
 
 /// A gnuplot double-quoted string: backslash and quote escaped, a line break as \n, other
 /// control characters as spaces.

@@ -2,32 +2,20 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <string_view>
-#include <system_error>
-#include <thread>
 
-#include "sim_backend/io/text_file.hpp"
 #include "sim_backend/run/plot_script.hpp"
-#include "sim_backend/run/subprocess.hpp"
+#include "sim_backend/run/static_plots_internal.hpp"
 
 namespace ibsdn {
-namespace {
+namespace static_plots {
 
-constexpr std::string_view kDmodkColour = "#c0392b";
-constexpr std::string_view kRoutingColour = "#1f5fa8";
-// The box plot's routings after DmodK (which keeps kDmodkColour): distinct on screen and in grey.
-constexpr std::array<std::string_view, 6> kPalette = {"#1f5fa8", "#2e8b57", "#e08a00",
-                                                      "#7b3fa0", "#00838f", "#8d6e63"};
-constexpr std::size_t kCaptionWidth = 110;  // characters per caption line at the images' width
-constexpr int kCharPixels = 8;              // a character of the 11-point font, roughly
-
-// ---- text ----------------------------------------------------------------------------------
+// ---- shared with static_plots_per_run.cpp (static_plots_internal.hpp) ----------------------
 
 std::string num(double v) {
   return format_number(v);
@@ -39,6 +27,39 @@ std::string fixed(double v, int decimals) {
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
+  return out;
+}
+
+bool is_dmodk_run(const RunOutcome& o) {
+  return !o.dmodk.has_value();
+}
+
+std::string baseline_name(const RunOutcome& o) {
+  if (o.lft_routing.empty() || o.lft_routing == "dmodk") return "DmodK";
+  if (o.lft_routing == "minhop") return "min-hop LFTs";
+  return o.lft_routing + " LFTs";
+}
+
+std::string scenario_line(const Scenario& s) {
+  return "scenario " + s.name() + ", hash " + s.hash_text();
+}
+
+std::string upper(double max, double headroom) {
+  return num(max > 0 ? max * headroom : 1.0);
+}
+
+namespace {
+
+// The box plot's routings after DmodK (which keeps kDmodkColour): distinct on screen and in grey.
+constexpr std::array<std::string_view, 6> kPalette = {"#1f5fa8", "#2e8b57", "#e08a00",
+                                                      "#7b3fa0", "#00838f", "#8d6e63"};
+constexpr int kCharPixels = 8;  // a character of the 11-point font, roughly
+
+// ---- text ----------------------------------------------------------------------------------
 
 /// seed 002's delta as a label: "+57.1%", "0.0%", "+inf%".
 std::string delta_text(double pct) {
@@ -55,12 +76,6 @@ std::vector<std::string> split_words(std::string_view text) {
     if (j > i) out.emplace_back(text.substr(i, j - i));
     i = j + 1;
   }
-  return out;
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
   return out;
 }
 
@@ -89,10 +104,6 @@ std::string case_label(const ScenarioRun& r) {
   return join(kept, " ");
 }
 
-bool is_dmodk_run(const RunOutcome& o) {
-  return !o.dmodk.has_value();
-}
-
 /// The runs the plots show, in record order: every run with an outcome but a DmodK run whose
 /// swept values another shown routing repeats (that run's baseline is the same replay).
 std::vector<const RunRecord*> shown_runs(const std::vector<RunRecord>& records) {
@@ -111,42 +122,6 @@ std::vector<const RunRecord*> shown_runs(const std::vector<RunRecord>& records) 
     out.push_back(&rec);
   }
   return out;
-}
-
-/// What the baseline is called: DmodK on a fat-tree; elsewhere the default LFTs are min-hop
-/// (RunOutcome::lft_routing), and a plot must not call them DmodK.
-std::string baseline_name(const RunOutcome& o) {
-  if (o.lft_routing.empty() || o.lft_routing == "dmodk") return "DmodK";
-  if (o.lft_routing == "minhop") return "min-hop LFTs";
-  return o.lft_routing + " LFTs";
-}
-
-std::string jobs_text(const WorkloadCounts& c) {
-  std::string t = std::to_string(c.placed) + (c.placed == 1 ? " job placed" : " jobs placed");
-  if (c.placed != c.selected) t += " of " + std::to_string(c.selected);
-  return t;
-}
-
-std::string scenario_line(const Scenario& s) {
-  return "scenario " + s.name() + ", hash " + s.hash_text();
-}
-
-/// What one run was: scenario, hash, run and its swept values; fabric, pattern, allocation,
-/// routing and jobs.
-std::string run_caption(const Scenario& s, const RunRecord& rec) {
-  const RunOutcome& o = *rec.outcome;
-  const ScenarioRun& r = rec.run;
-  std::string first = scenario_line(s) + ", run " + std::to_string(r.index) + " of " +
-                      std::to_string(s.run_count());
-  if (!r.label.empty()) first += " (" + r.label + ")";
-  std::vector<std::string> segments = {
-      o.topology, "pattern " + r.pattern.text, "allocation " + r.allocation,
-      "routing " + r.routing +
-          (is_dmodk_run(o) ? "" : " vs " + baseline_name(o) + " on the same nodes"),
-      jobs_text(o.counts)};
-  std::vector<std::string> lines = pack({first}, kCaptionWidth);
-  for (std::string& l : pack(segments, kCaptionWidth)) lines.push_back(std::move(l));
-  return join(lines, "\n");
 }
 
 /// What a set of runs was: every field's distinct values. `drawn` are the runs a chart shows,
@@ -184,169 +159,6 @@ std::string runs_caption(const Scenario& s, const std::vector<const RunRecord*>&
     lines.push_back(std::move(l));
   }
   return join(lines, "\n");
-}
-
-// ---- scripts -------------------------------------------------------------------------------
-
-struct TimeUnit {
-  double seconds;
-  std::string_view name;
-};
-
-/// Seed 002's figures count days; a short replay reads better in hours, minutes or seconds.
-TimeUnit time_unit(double span) {
-  if (span > 2 * 86'400) return {86'400, "days"};
-  if (span > 2 * 3'600) return {3'600, "hours"};
-  if (span > 10 * 60) return {60, "minutes"};
-  return {1, "seconds"};
-}
-
-std::string scaled_time(const TimeUnit& u) {
-  return u.seconds == 1 ? std::string("1") : "($1/" + num(u.seconds) + ")";
-}
-
-/// An axis range with room above the data (for labels), never empty.
-std::string upper(double max, double headroom) {
-  return num(max > 0 ? max * headroom : 1.0);
-}
-
-// ---- per-run plots -------------------------------------------------------------------------
-
-void add_swml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
-  const RunOutcome& o = *rec.outcome;
-  const std::string idx = std::to_string(rec.run.index);
-  const std::string base = "swml-run-" + idx;
-  const std::string data = base + ".dat";
-  const bool baseline = !is_dmodk_run(o);
-  const ReplayResult& r = o.replay;
-  if (r.swml.empty()) {
-    set.notes.push_back("plots: run " + idx + " has no SWML step (no job placed): no " + base);
-    return;
-  }
-
-  std::string d = "# ibsdn-sim run: scenario " + s.name() + " hash " + s.hash_text() + "\n";
-  d += "# SWML steps of run " + idx +
-       (rec.run.label.empty() ? "" : " (" + one_line(rec.run.label) + ")") +
-       ": the SWML from time_s until the next row's time.\n";
-  d += "# Block 0: routing " + rec.run.routing +
-       (baseline ? "; block 1: its baseline, " + baseline_name(o) +
-                       " (the same jobs on the same nodes, the LFTs alone).\n"
-                 : std::string(".\n"));
-  const auto block = [&d](const ReplayResult& res) {
-    d += "# time_s swml active_jobs\n";
-    for (const SwmlStep& st : res.swml) {
-      d += num(st.time) + " " + num(st.swml) + " " + std::to_string(st.active_jobs) + "\n";
-    }
-  };
-  block(r);
-  double max_swml = r.max_swml;
-  if (baseline) {
-    d += "\n\n";
-    block(*o.dmodk);
-    max_swml = std::max(max_swml, o.dmodk->max_swml);
-  }
-
-  const double t0 = r.swml.front().time;
-  const double t1 = r.swml.back().time;
-  const TimeUnit u = time_unit(t1 - t0);
-  const double lo = t0 / u.seconds;
-  // A little room on the right, so that the last step (all jobs ended) is not the border.
-  const double hi = t1 > t0 ? (t1 + 0.02 * (t1 - t0)) / u.seconds : lo + 1;
-  const std::string x = scaled_time(u);
-  const std::string title =
-      baseline ? "SWML over time: " + rec.run.routing + " against " + baseline_name(o)
-               : "SWML over time: " + rec.run.routing;
-  std::string body;
-  body += "plot ";
-  if (baseline) {
-    body += gp_quote(data) + " index 1 using " + x + ":2 with steps lw 3.5 lc rgb \"" +
-            std::string(kDmodkColour) + "\" title " +
-            gp_quote(baseline_name(o) + " (max " + fixed(o.dmodk->max_swml, 3) + ")") +
-            ", \\\n     ";
-  }
-  body += gp_quote(data) + " index 0 using " + x + ":2 with steps lw 1.5 lc rgb \"" +
-          std::string(baseline ? kRoutingColour : kDmodkColour) + "\" title " +
-          gp_quote(rec.run.routing + " (max " + fixed(r.max_swml, 3) + ")") + "\n";
-
-  std::string g = script_head(
-      s, base, title + ", run " + idx,
-      {"Data: " + data + " (block 0 the routing" +
-       (baseline ? ", block 1 " + baseline_name(o) : std::string()) + "; time in seconds" +
-       (u.seconds == 1 ? std::string() : ", drawn in " + std::string(u.name)) + ")."});
-  g += "set title " + gp_quote(title + "\n" + run_caption(s, rec)) + "\n";
-  g += "set xlabel " + gp_quote("time in the trace (" + std::string(u.name) + ")") + "\n";
-  g += "set ylabel " + gp_quote("SWML: the largest link load (1 = link bandwidth)") + "\n";
-  g += "set xrange [" + num(lo) + ":" + num(hi) + "]\n";
-  g += "set yrange [0:" + upper(max_swml, 1.1) + "]\n";
-  g += "set grid\nset key below horizontal\nset border 3\nset tics nomirror\n";
-  g += render_loop(base, 1100, 650, body);
-
-  set.add_chart(data, std::move(d), base, std::move(g));
-}
-
-void add_pjml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
-  const RunOutcome& o = *rec.outcome;
-  const std::string idx = std::to_string(rec.run.index);
-  const std::string base = "pjml-cdf-run-" + idx;
-  const std::string data = base + ".dat";
-  const bool baseline = !is_dmodk_run(o);
-  if (o.replay.jobs.empty()) {
-    set.notes.push_back("plots: run " + idx + " replayed no job: no " + base);
-    return;
-  }
-  const auto pjmls = [](const ReplayResult& r) {
-    std::vector<double> v;
-    v.reserve(r.jobs.size());
-    for (const ReplayedJob& j : r.jobs) v.push_back(j.pjml);
-    return v;
-  };
-  const double max_pjml = std::max(o.max_pjml, o.dmodk_max_pjml);
-  const double x_end = max_pjml > 0 ? max_pjml * 1.05 : 1.0;
-
-  std::string d = "# ibsdn-sim run: scenario " + s.name() + " hash " + s.hash_text() + "\n";
-  d += "# PJML distribution of run " + idx +
-       (rec.run.label.empty() ? "" : " (" + one_line(rec.run.label) + ")") + ", " +
-       std::to_string(o.replay.jobs.size()) + " jobs (1-node jobs have PJML 0).\n";
-  d += "# Block 0: routing " + rec.run.routing +
-       (baseline ? "; block 1: its baseline, " + baseline_name(o) + ".\n" : std::string(".\n"));
-  d += cdf_block(pjmls(o.replay), x_end, "pjml");
-  if (baseline) d += "\n\n" + cdf_block(pjmls(*o.dmodk), x_end, "pjml");
-
-  const std::string title =
-      baseline ? "PJML distribution: " + rec.run.routing + " against " + baseline_name(o)
-               : "PJML distribution: " + rec.run.routing;
-  std::string body = "plot ";
-  if (baseline) {
-    body += gp_quote(data) + " index 1 using 1:2 with steps lw 3.5 lc rgb \"" +
-            std::string(kDmodkColour) + "\" title " +
-            gp_quote(baseline_name(o) + " (average " + fixed(o.dmodk_avg_pjml, 3) + ", max " +
-                     fixed(o.dmodk_max_pjml, 3) + ")") +
-            ", \\\n     ";
-  }
-  body += gp_quote(data) + " index 0 using 1:2 with steps lw 1.5 lc rgb \"" +
-          std::string(baseline ? kRoutingColour : kDmodkColour) + "\" title " +
-          gp_quote(rec.run.routing + " (average " + fixed(o.avg_pjml, 3) + ", max " +
-                   fixed(o.max_pjml, 3) + ")") +
-          "\n";
-
-  std::string g = script_head(s, base, title + ", run " + idx,
-                              {"Data: " + data + " (block 0 the routing" +
-                               (baseline ? ", block 1 " + baseline_name(o) : std::string()) +
-                               "; each row: a PJML and the share of jobs at or below it)."});
-  g += "set title " + gp_quote(title + "\n" + run_caption(s, rec)) + "\n";
-  g += "set xlabel " +
-       gp_quote("PJML: the largest load on a link the job's flows cross (1 = link bandwidth)") +
-       "\n";
-  g += "set ylabel " +
-       gp_quote("share of the " + std::to_string(o.replay.jobs.size()) +
-                " jobs with PJML at or below x") +
-       "\n";
-  g += "set xrange [0:" + num(x_end) + "]\n";
-  g += "set yrange [0:1.05]\nset ytics 0.2\n";
-  g += "set grid\nset key below horizontal\nset border 3\nset tics nomirror\n";
-  g += render_loop(base, 1100, 650, body);
-
-  set.add_chart(data, std::move(d), base, std::move(g));
 }
 
 // ---- aggregate charts ----------------------------------------------------------------------
@@ -697,15 +509,16 @@ void add_link_boxes(PlotSet& set, const Scenario& s, const std::vector<const Run
 }
 
 }  // namespace
+}  // namespace static_plots
 
 PlotSet make_plots(const Scenario& s, const std::vector<RunRecord>& records,
                    const PlotLimits& limits) {
   PlotSet set;
-  const std::vector<const RunRecord*> runs = shown_runs(records);
+  const std::vector<const RunRecord*> runs = static_plots::shown_runs(records);
   if (runs.size() <= limits.runs) {
     for (const RunRecord* rec : runs) {
-      add_swml_plot(set, s, *rec);
-      add_pjml_plot(set, s, *rec);
+      static_plots::add_swml_plot(set, s, *rec);
+      static_plots::add_pjml_plot(set, s, *rec);
     }
   } else {
     set.notes.push_back("plots: " + std::to_string(runs.size()) + " runs to plot, more than " +
@@ -713,79 +526,9 @@ PlotSet make_plots(const Scenario& s, const std::vector<RunRecord>& records,
                         ": only the aggregate plots (table2, link-load); `--run N` plots chosen "
                         "runs");
   }
-  add_table2(set, s, runs, records, limits);
-  add_link_boxes(set, s, runs, limits);
+  static_plots::add_table2(set, s, runs, records, limits);
+  static_plots::add_link_boxes(set, s, runs, limits);
   return set;
-}
-
-PlotOutput write_plots(const PlotSet& set, const std::filesystem::path& out_dir,
-                       const RenderOptions& options) {
-  PlotOutput out;
-  out.dir = out_dir / "plots";
-  std::error_code ec;
-  std::filesystem::create_directories(out.dir, ec);
-  if (ec) throw std::runtime_error("cannot create '" + out.dir.string() + "': " + ec.message());
-  for (const PlotFile& f : set.files) {
-    const std::filesystem::path p = out.dir / f.name;
-    write_text_file(p.string(), f.text, "plot file");
-    out.files.push_back(p);
-  }
-  if (set.scripts.empty()) return out;
-  const std::optional<std::filesystem::path> gnuplot = find_program(options.gnuplot);
-  if (!gnuplot) {
-    out.warnings.push_back("gnuplot not found (" + options.gnuplot +
-                           "): no images; the scripts are in " + out.dir.string() +
-                           " (install gnuplot-nox, then run gnuplot NAME.gp there)");
-    return out;
-  }
-  out.gnuplot_found = true;
-  // One gnuplot per script, `jobs` at a time; results are reported in script order.
-  std::vector<std::optional<ProgramResult>> results(set.scripts.size());
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> failures{0};
-  const auto worker = [&] {
-    for (std::size_t i = next.fetch_add(1); i < set.scripts.size(); i = next.fetch_add(1)) {
-      if (failures.load() >= options.max_failures) continue;
-      results[i] = run_program(*gnuplot, {set.scripts[i]}, out.dir, options.timeout);
-      if (!results[i]->ok()) failures.fetch_add(1);
-    }
-  };
-  const std::size_t jobs = std::clamp<std::size_t>(options.jobs, 1, set.scripts.size());
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < jobs; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-
-  std::size_t skipped = 0;
-  for (std::size_t i = 0; i < set.scripts.size(); ++i) {
-    const std::string& script = set.scripts[i];
-    if (!results[i]) {
-      ++skipped;
-      continue;
-    }
-    const ProgramResult& r = *results[i];
-    std::string err = r.err_output;
-    while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
-    if (!r.ok()) {
-      out.warnings.push_back("gnuplot failed on " + (out.dir / script).string() + " (" +
-                             r.describe() + ")" + (err.empty() ? "" : ":\n" + err));
-      continue;
-    }
-    if (!err.empty()) {
-      out.warnings.push_back("gnuplot on " + (out.dir / script).string() + ":\n" + err);
-    }
-    const std::string base = script.substr(0, script.size() - 3);
-    for (const char* ext : {".png", ".svg"}) {
-      const std::filesystem::path img = out.dir / (base + ext);
-      if (std::filesystem::exists(img, ec)) out.images.push_back(img);
-    }
-  }
-  if (skipped > 0) {
-    out.warnings.push_back("gnuplot: " + std::to_string(skipped) +
-                           " more scripts not rendered after " + std::to_string(failures.load()) +
-                           " failures");
-  }
-  return out;
 }
 
 }  // namespace ibsdn

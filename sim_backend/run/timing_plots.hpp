@@ -2,12 +2,13 @@
 // model"): the mean communication speedup per application and routing as bars (thesis Figs 3.4,
 // 4.7), and per run the distribution of the jobs' communication times against the baseline's.
 // Built like the static model's (static_plots.hpp): gnuplot scripts and data, rendered by
-// write_plots().
+// write_plots() (gnuplot_runner.hpp).
 #pragma once
 
 #include <vector>
 
-#include "sim_backend/run/static_plots.hpp"
+#include "sim_backend/run/gnuplot_runner.hpp"
+#include "sim_backend/run/plot_script.hpp"
 #include "sim_backend/run/timing_report.hpp"
 #include "sim_backend/scenario/scenario.hpp"
 

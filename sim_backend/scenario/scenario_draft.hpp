@@ -1,8 +1,8 @@
 // A parsed scenario before expansion: every field with its value, or its sweep's values, and
 // where each was written, so that a check that only a combination can fail (hosts beyond a swept
-// topology's) still names the line and column. Shared by the parsing (scenario.cpp,
-// scenario_timing.cpp, scenario_qos.cpp, scenario_sweeps.cpp) and scenario_expand.cpp (runs);
-// nothing outside the scenario code includes it.
+// topology's) still names the line and column. Shared by the parsing (scenario.cpp and its
+// sections, scenario_qos.cpp, scenario_sweeps.cpp, scenario_flow_checks.cpp) and
+// scenario_expand.cpp (runs); nothing outside the scenario code includes it.
 #pragma once
 
 #include <array>
@@ -163,6 +163,14 @@ void check_class_names(const YamlReader& r, const Scenario::Draft& d, bool flow)
 void build_qos(const Scenario::Draft& d, std::span<const std::size_t> choice, TimingSettings& t);
 /// The index of class `name` (check_class_names() made sure it exists).
 std::size_t class_index(const Scenario::Draft& d, const std::string& name);
+
+// scenario_flow_checks.cpp: what only the flow model takes.
+/// The model is flow (check_flow_only() refuses it swept together with static).
+bool flow_model(const Scenario::Draft& d);
+/// After the document: flow and static are not swept together, a static scenario names nothing
+/// only the flow model takes (refused at the value), and timing.alone stays within
+/// kMaxAloneJobs jobs.
+void check_flow_only(const YamlReader& r, const Scenario::Draft& d);
 
 /// Run `index`'s position in every group (the odometer: the last group turns fastest), and back.
 std::vector<std::size_t> group_positions(const Scenario::Draft& draft, std::size_t index);

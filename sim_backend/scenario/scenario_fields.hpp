@@ -1,8 +1,9 @@
 // The scenario parser's field machinery (docs/simulation.md, "Sweeps"): one field or a sweep over
 // it, each value with its canonical text (labels, duplicates, the hash), defaults, maps whose
-// fields sweep, and the readers of values that more than one section takes. Shared by
-// scenario.cpp (the document) and scenario_timing.cpp (`timing:`); nothing outside the scenario
-// parser includes it.
+// fields sweep, and the readers of values that more than one section takes (files the scenario
+// names, patterns, applications). Shared by scenario.cpp (the document) and its sections,
+// scenario_topology.cpp, scenario_workload.cpp and scenario_timing.cpp; nothing outside the
+// scenario parser includes it.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -47,8 +49,11 @@ using ReadOne = std::function<std::pair<T, std::string>(const YAML::Node&, const
 /// Reads fields of a scenario into its draft and their canonical text into `canonical()`.
 class FieldReader {
  public:
-  FieldReader(std::string_view source, Scenario::Draft& d)
-      : r_(source, "give a value, or leave the key out where it has a default"), d_(d) {}
+  /// Files the scenario names resolve against `base_dir`.
+  FieldReader(std::string_view source, std::filesystem::path base_dir, Scenario::Draft& d)
+      : r_(source, "give a value, or leave the key out where it has a default"),
+        d_(d),
+        base_dir_(std::move(base_dir)) {}
 
   [[nodiscard]] const YamlReader& reader() const { return r_; }
   [[nodiscard]] Scenario::Draft& draft() { return d_; }
@@ -110,6 +115,13 @@ class FieldReader {
                   std::span<const std::string_view> known,
                   const std::function<void(const std::string&, const YAML::Node&)>& on_key) const;
 
+  /// each_field() where exactly one of the `choices` keys must be given (the fabric, the
+  /// workload): it is recorded as the map's kind.
+  void exactly_one(const YAML::Node& map, const std::string& what,
+                   std::span<const std::string_view> known,
+                   std::span<const std::string_view> choices,
+                   const std::function<void(const std::string&, const YAML::Node&)>& on_key);
+
   // --- value readers ----------------------------------------------------------------------
 
   template <typename T>
@@ -136,11 +148,48 @@ class FieldReader {
   /// A routing algorithm, or the flow model's `adaptive` (the document checks the model).
   [[nodiscard]] ReadOne<std::string> routing() const;
 
+  /// A file the scenario names, `written` as the scenario has it (`at` is where, for errors): it
+  /// must be a readable regular file. Its content's hash joins the scenario's; `content`, when not
+  /// null, receives the text.
+  ScenarioFile file(const YAML::Node& at, const std::string& key, std::string written,
+                    std::string* content);
+  ReadOne<ScenarioFile> plain_file();
+  /// A pattern or `dynamic`; an application. A `matrix:file=F` reads F like every file above.
+  ReadOne<ScenarioPattern> pattern();
+  ReadOne<ScenarioApplication> application();
+
  protected:
   YamlReader r_;
   Scenario::Draft& d_;
   nlohmann::json canonical_ = nlohmann::json::object();
+  std::filesystem::path base_dir_;
+  nlohmann::json files_ = nlohmann::json::object();  // written path -> SHA-256 of the content
 };
+
+/// A section of the document (`topology:`, `workload:`, `timing:`) read over its FieldReader.
+class FieldSection {
+ protected:
+  explicit FieldSection(FieldReader& f) : f_(f), r_(f.reader()), d_(f.draft()) {}
+
+  FieldReader& f_;
+  const YamlReader& r_;
+  Scenario::Draft& d_;
+};
+
+// scenario_topology.cpp: `topology:`, exactly one fabric and the hosts the workload may use.
+inline constexpr std::array<std::string_view, 5> kTopologyKeys = {"xgft", "dragonfly", "megafly",
+                                                                  "netlist", "hosts"};
+void read_topology(FieldReader& f, const YAML::Node& map);
+
+// scenario_workload.cpp: `workload:`, exactly one of a trace file, a synthetic trace and explicit
+// jobs.
+inline constexpr std::array<std::string_view, 3> kWorkloadKeys = {"trace", "synthetic", "jobs"};
+inline constexpr std::array<std::string_view, 4> kTraceKeys = {"file", "cpus_per_node", "first",
+                                                               "system_nodes"};
+inline constexpr std::array<std::string_view, 3> kSyntheticKeys = {"preset", "jobs", "utilisation"};
+inline constexpr std::array<std::string_view, 7> kJobKeys = {
+    "nodes", "ranks", "start", "end", "pattern", "application", "class"};
+void read_workload(FieldReader& f, const YAML::Node& map);
 
 // scenario_timing.cpp: `timing:`, read whatever the model (the document refuses it unless the
 // model is flow), and its defaults (the flow model's only, so that static scenarios keep their

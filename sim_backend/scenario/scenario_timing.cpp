@@ -19,9 +19,9 @@ constexpr double kMaxLinkLatency = 1.0;        // seconds
 constexpr double kMaxSampleInterval = 1e6;     // seconds
 constexpr double kMaxAdaptiveParameter = 1e6;  // bias, split_slack (flows)
 
-class TimingSection {
+class TimingSection : FieldSection {
  public:
-  explicit TimingSection(FieldReader& f) : f_(f), r_(f.reader()), d_(f.draft()) {}
+  explicit TimingSection(FieldReader& f) : FieldSection(f) {}
 
   void read(const YAML::Node& map) {
     d_.timing_given = true;
@@ -175,10 +175,6 @@ class TimingSection {
       return std::pair<DragonflyAdaptiveRule, std::string>{r, v};
     };
   }
-
-  FieldReader& f_;
-  const YamlReader& r_;
-  Scenario::Draft& d_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim_backend/apps/app_spec.hpp"
+#include "sim_backend/run/static_report.hpp"
 #include "sim_backend/run/timing_plots.hpp"
 #include "sim_backend/run/timing_report.hpp"
 #include "sim_backend/run/timing_runner.hpp"
