@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
-#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
@@ -26,12 +25,16 @@
 
 #include "common/unique_fd.hpp"
 #include "plugin/controller/log_codes.hpp"
+#include "plugin/controller/notice_connection.hpp"
 #include "plugin/controller/refusal_log.hpp"
 
 namespace ibsdn {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using notice_detail::Clock;
+using notice_detail::Connection;
+using notice_detail::errno_text;
+using notice_detail::peer_text;
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 // Connections accepted per wake-up, so that a connect storm cannot starve open connections.
@@ -41,11 +44,6 @@ constexpr int kAcceptsPerWakeup = 64;
 constexpr std::chrono::milliseconds kAcceptPause{100};
 // After an unexpected failure of the loop itself (ENOMEM): keeps a lasting one from spinning.
 constexpr std::chrono::milliseconds kRetryPause{10};
-
-// strerror() may share a buffer between threads; this does not.
-std::string errno_text(int err) {
-  return std::system_category().message(err);
-}
 
 sockaddr_un socket_address(const std::string& path) {
   sockaddr_un addr{};
@@ -138,11 +136,6 @@ void remove_stale_socket(const std::string& path) {
   }
 }
 
-std::string peer_text(const PeerCredentials& p) {
-  return "pid " + std::to_string(p.pid) + " uid " + std::to_string(p.uid) + " gid " +
-         std::to_string(p.gid);
-}
-
 // ---- What a Reply reaches: shared with the server thread, outliving the server -------------
 
 struct Posted {
@@ -212,35 +205,6 @@ class ReplyToken {
   std::atomic<bool> used_{false};
 };
 
-struct Connection {
-  std::uint64_t id = 0;
-  UniqueFd fd;
-  PeerCredentials peer;
-  bool privileged = false;  // root or the scheduler
-  std::chrono::milliseconds idle_timeout{0};
-  std::string in;  // received bytes; in[in_pos..] is not yet consumed
-  std::size_t in_pos = 0;
-  std::size_t scanned = 0;  // in[in_pos..scanned) holds no '\n'
-  std::string out;          // out[out_pos..] is not yet written
-  std::size_t out_pos = 0;
-  std::optional<std::uint64_t> awaiting;  // the request the handler has
-  std::uint64_t requests = 0;
-  bool eof = false;          // the peer shut down its writing side
-  bool close_after = false;  // close once `out` is written
-  bool dead = false;         // close now
-  bool queued = false;       // in the server's ready queue
-  Clock::time_point last_activity;
-
-  [[nodiscard]] bool out_empty() const { return out_pos == out.size(); }
-  /// Read only when every buffered byte was scanned without finding a complete line: lines wait
-  /// for their turn in the kernel's buffer, not in ours.
-  [[nodiscard]] bool wants_read() const {
-    return !eof && !close_after && !dead && !awaiting && out_empty() && scanned == in.size();
-  }
-  /// Could take a step now (serve a line, or find out that it is finished).
-  [[nodiscard]] bool may_step() const { return !dead && !awaiting && out_empty(); }
-};
-
 // The server whose thread this is, so that stop() knows when it is called from the handler.
 thread_local const void* t_running_server = nullptr;
 
@@ -249,7 +213,9 @@ thread_local const void* t_running_server = nullptr;
 class NoticeServer::Impl {
  public:
   Impl(Settings settings, Handler handler, Log log)
-      : settings_(std::move(settings)), handler_(std::move(handler)), log_(std::move(log)) {}
+      : settings_(std::move(settings)),
+        handler_(std::move(handler)),
+        log_(settings_.path, std::move(log)) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   ~Impl() { stop(); }
@@ -279,12 +245,10 @@ class NoticeServer::Impl {
   void sweep();
   int poll_timeout_ms(Clock::time_point now) const;
   void log_refusals(std::vector<RefusalLog::Summary> summaries);
-  void log(LogLevel level, const std::string& message) noexcept;
-  void log(LogCode code, const std::string& message) noexcept;
 
   const Settings settings_;
   const Handler handler_;
-  const Log log_;
+  const notice_detail::ServerLog log_;
 
   UniqueFd listen_fd_;
   UniqueFd wake_fd_;
@@ -297,7 +261,7 @@ class NoticeServer::Impl {
   std::atomic<std::size_t> open_{0};
 
   // Owned by the server thread.
-  std::map<std::uint64_t, Connection> connections_;
+  notice_detail::Connections connections_;
   // Connections that may take a step, in the order they became ready: served round-robin, one
   // step each per turn.
   std::deque<std::uint64_t> ready_;
@@ -306,24 +270,8 @@ class NoticeServer::Impl {
   RefusalLog refusals_{settings_.refusal_log_interval};
 };
 
-void NoticeServer::Impl::log(LogLevel level, const std::string& message) noexcept {
-  if (!log_) return;
-  try {
-    log_(level, in_context("notice server " + settings_.path + ": ", message));
-  } catch (...) {
-    // A failing logger must not take the server (or OpenSM) down with it.
-  }
-}
-
-void NoticeServer::Impl::log(LogCode code, const std::string& message) noexcept {
-  try {
-    log(LogLevel::kError, error_line(code, message));
-  } catch (...) {
-  }
-}
-
 void NoticeServer::Impl::log_refusals(std::vector<RefusalLog::Summary> summaries) {
-  for (const RefusalLog::Summary& s : summaries) log(LogLevel::kWarn, RefusalLog::text(s));
+  for (const RefusalLog::Summary& s : summaries) log_(LogLevel::kWarn, RefusalLog::text(s));
 }
 
 void NoticeServer::Impl::start() {
@@ -383,8 +331,8 @@ void NoticeServer::Impl::start() {
     ::unlink(path.c_str());
     throw;
   }
-  log(LogLevel::kInfo,
-      "listening, mode " + (gid ? "0660, group " + *settings_.group : std::string("0600")));
+  log_(LogLevel::kInfo,
+       "listening, mode " + (gid ? "0660, group " + *settings_.group : std::string("0600")));
 }
 
 void NoticeServer::Impl::stop() {
@@ -412,10 +360,10 @@ void NoticeServer::Impl::stop() {
       st.st_dev == socket_dev_) {
     if (::unlink(settings_.path.c_str()) != 0) {
       const int err = errno;
-      log(LogLevel::kWarn, "cannot remove the socket file: " + errno_text(err));
+      log_(LogLevel::kWarn, "cannot remove the socket file: " + errno_text(err));
     }
   }
-  log(LogLevel::kInfo, "stopped");
+  log_(LogLevel::kInfo, "stopped");
 }
 
 bool NoticeServer::Impl::stop_requested() {
@@ -430,10 +378,10 @@ void NoticeServer::Impl::run() noexcept {
       if (stop_requested()) break;
       loop_once();
     } catch (const std::exception& e) {
-      log(LogCode::kServerLoopFailed, std::string("unexpected failure, continuing: ") + e.what());
+      log_(LogCode::kServerLoopFailed, std::string("unexpected failure, continuing: ") + e.what());
       std::this_thread::sleep_for(kRetryPause);
     } catch (...) {
-      log(LogCode::kServerLoopFailed, "unexpected failure, continuing");
+      log_(LogCode::kServerLoopFailed, "unexpected failure, continuing");
       std::this_thread::sleep_for(kRetryPause);
     }
   }
@@ -471,7 +419,7 @@ void NoticeServer::Impl::loop_once() {
   if (n < 0) {
     if (errno == EINTR) return;
     const int err = errno;
-    log(LogCode::kPollFailed, "poll failed: " + errno_text(err));
+    log_(LogCode::kPollFailed, "poll failed: " + errno_text(err));
     std::this_thread::sleep_for(kRetryPause);
     return;
   }
@@ -489,7 +437,7 @@ void NoticeServer::Impl::loop_once() {
     try {
       handle_io(c, fds[i + 2].revents);
     } catch (const std::exception& e) {
-      log(LogCode::kIoFailed, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log_(LogCode::kIoFailed, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
@@ -530,24 +478,24 @@ void NoticeServer::Impl::drain_outbox() {
       c.awaiting.reset();
       c.last_activity = Clock::now();
       if (p.dropped) {
-        log(LogCode::kRequestDropped,
-            "a request of " + peer_text(c.peer) + " was dropped unanswered");
+        log_(LogCode::kRequestDropped,
+             "a request of " + peer_text(c.peer) + " was dropped unanswered");
         p.line = to_line(
             error_response(ErrorCode::kInternal, "the controller dropped the request unanswered"));
       } else {
         if (p.line.empty() || p.line.back() != '\n') p.line += '\n';
         if (p.line.size() == 1 || p.line.find('\n') != p.line.size() - 1) {
-          log(LogCode::kResponseMalformed,
-              "a response for " + peer_text(c.peer) +
-                  " is empty or spans several lines; sending an internal error");
+          log_(LogCode::kResponseMalformed,
+               "a response for " + peer_text(c.peer) +
+                   " is empty or spans several lines; sending an internal error");
           p.line = to_line(error_response(ErrorCode::kInternal, "the response was malformed"));
         }
       }
       send_line(c, std::move(p.line));
       mark_ready(c);
     } catch (const std::exception& e) {
-      log(LogCode::kReplyFailed,
-          "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log_(LogCode::kReplyFailed,
+           "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
@@ -560,9 +508,9 @@ void NoticeServer::Impl::accept_connections() {
       const int err = errno;
       if (err == EINTR || err == ECONNABORTED || err == EPROTO) continue;
       if (err == EAGAIN || err == EWOULDBLOCK) return;
-      log(LogCode::kAcceptFailed, "accept failed, pausing for " +
-                                      std::to_string(kAcceptPause.count()) +
-                                      " ms: " + errno_text(err));
+      log_(LogCode::kAcceptFailed, "accept failed, pausing for " +
+                                       std::to_string(kAcceptPause.count()) +
+                                       " ms: " + errno_text(err));
       accept_paused_until_ = Clock::now() + kAcceptPause;
       return;
     }
@@ -570,8 +518,8 @@ void NoticeServer::Impl::accept_connections() {
     socklen_t len = sizeof cred;
     if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
       const int err = errno;
-      log(LogCode::kNoPeerCredentials,
-          "closing a connection without peer credentials: " + errno_text(err));
+      log_(LogCode::kNoPeerCredentials,
+           "closing a connection without peer credentials: " + errno_text(err));
       continue;
     }
     const PeerCredentials peer{cred.pid, cred.uid, cred.gid};
@@ -580,7 +528,7 @@ void NoticeServer::Impl::accept_connections() {
     std::string log_reason;
     if (const std::optional<std::string> why = refusal(peer, privileged, log_reason)) {
       if (refusals_.refused(peer.uid, log_reason, Clock::now())) {
-        log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
+        log_(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
       }
       // The socket's buffer is empty, so one short line fits; if it does not, the client only
       // misses the explanation.
@@ -597,14 +545,14 @@ void NoticeServer::Impl::accept_connections() {
     c.idle_timeout = privileged ? settings_.scheduler_idle_timeout : settings_.idle_timeout;
     c.last_activity = Clock::now();
     open_.store(connections_.size());
-    log(LogLevel::kDebug, "connection " + std::to_string(id) + " from " + peer_text(peer));
+    log_(LogLevel::kDebug, "connection " + std::to_string(id) + " from " + peer_text(peer));
   }
 }
 
 void NoticeServer::Impl::handle_io(Connection& c, short revents) {
   if ((revents & POLLNVAL) != 0) {
-    log(LogCode::kInvalidDescriptor,
-        "connection " + std::to_string(c.id) + " has an invalid descriptor");
+    log_(LogCode::kInvalidDescriptor,
+         "connection " + std::to_string(c.id) + " has an invalid descriptor");
     c.dead = true;
     return;
   }
@@ -632,7 +580,7 @@ void NoticeServer::Impl::read_some(Connection& c) {
     c.eof = true;
   } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
     const int err = errno;
-    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " failed: " + errno_text(err));
+    log_(LogLevel::kDebug, "connection " + std::to_string(c.id) + " failed: " + errno_text(err));
     c.dead = true;
   }
 }
@@ -657,8 +605,8 @@ void NoticeServer::Impl::serve_ready() {
     try {
       if (step(c)) mark_ready(c);
     } catch (const std::exception& e) {
-      log(LogCode::kServeFailed,
-          "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log_(LogCode::kServeFailed,
+           "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
@@ -680,9 +628,9 @@ bool NoticeServer::Impl::step(Connection& c) {
       const bool over = rest.size() > kMaxNoticeLineBytes + 1 ||
                         (rest.size() == kMaxNoticeLineBytes + 1 && rest.back() != '\r');
       if (over) {
-        log(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) +
-                                 ": a line exceeds " + std::to_string(kMaxNoticeLineBytes) +
-                                 " bytes");
+        log_(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) +
+                                  ": a line exceeds " + std::to_string(kMaxNoticeLineBytes) +
+                                  " bytes");
         send_line(c,
                   to_line(error_response(ErrorCode::kTooLarge,
                                          "the line exceeds " + std::to_string(kMaxNoticeLineBytes) +
@@ -706,8 +654,8 @@ bool NoticeServer::Impl::step(Connection& c) {
     const std::size_t length = line.size() - (line.back() == '\r' ? 1 : 0);
     if (length > kMaxNoticeLineBytes) {
       // Treated like a line still without '\n': whether the newline had arrived is chance.
-      log(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) + ": a line has " +
-                               std::to_string(length) + " bytes");
+      log_(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) + ": a line has " +
+                                std::to_string(length) + " bytes");
       send_line(c, to_line(error_response(ErrorCode::kTooLarge,
                                           "the line has " + std::to_string(length) +
                                               " bytes, the limit is " +
@@ -722,7 +670,7 @@ bool NoticeServer::Impl::step(Connection& c) {
   if (c.close_after) {
     c.dead = true;
   } else if (c.eof && c.in_pos == c.in.size()) {
-    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " finished");
+    log_(LogLevel::kDebug, "connection " + std::to_string(c.id) + " finished");
     c.dead = true;
   }
   return served;
@@ -763,8 +711,8 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
   const ParsedRequest parsed = parse_request(line);
   if (!parsed.ok()) {
     const RequestError& e = parsed.error();
-    log(LogLevel::kDebug, "refused a request of " + peer_text(c.peer) + ": " +
-                              std::string(to_string(e.code)) + ": " + e.message);
+    log_(LogLevel::kDebug, "refused a request of " + peer_text(c.peer) + ": " +
+                               std::string(to_string(e.code)) + ": " + e.message);
     send_line(c, to_line(error_response(e)));
     return;
   }
@@ -776,13 +724,13 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
   try {
     handler_(parsed.request(), c.peer, reply);
   } catch (const std::exception& e) {
-    log(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
-                                     peer_text(c.peer) + ": " + e.what());
+    log_(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
+                                      peer_text(c.peer) + ": " + e.what());
     token->reply(to_line(error_response(ErrorCode::kInternal,
                                         "the controller failed on this request; see its log")));
   } catch (...) {
-    log(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
-                                     peer_text(c.peer) + " (not a std::exception)");
+    log_(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
+                                      peer_text(c.peer) + " (not a std::exception)");
     token->reply(to_line(error_response(ErrorCode::kInternal,
                                         "the controller failed on this request; see its log")));
   }
@@ -791,10 +739,10 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
 void NoticeServer::Impl::send_line(Connection& c, std::string line) {
   const std::size_t pending = c.out.size() - c.out_pos;
   if (pending + line.size() > settings_.max_output_bytes) {
-    log(LogCode::kOutputLimitExceeded, "closing the connection of " + peer_text(c.peer) +
-                                           ": a response of " + std::to_string(line.size()) +
-                                           " bytes exceeds the output limit of " +
-                                           std::to_string(settings_.max_output_bytes) + " bytes");
+    log_(LogCode::kOutputLimitExceeded, "closing the connection of " + peer_text(c.peer) +
+                                            ": a response of " + std::to_string(line.size()) +
+                                            " bytes exceeds the output limit of " +
+                                            std::to_string(settings_.max_output_bytes) + " bytes");
     c.dead = true;
     return;
   }
@@ -820,8 +768,8 @@ void NoticeServer::Impl::flush(Connection& c) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
     // EPIPE, ECONNRESET: the client is gone; what it had not read yet goes with it.
     const int err = errno;
-    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " of " + peer_text(c.peer) +
-                              " closed before reading its response: " + errno_text(err));
+    log_(LogLevel::kDebug, "connection " + std::to_string(c.id) + " of " + peer_text(c.peer) +
+                               " closed before reading its response: " + errno_text(err));
     c.dead = true;
     return;
   }
@@ -833,10 +781,10 @@ void NoticeServer::Impl::check_idle(Clock::time_point now) {
   for (auto& [id, c] : connections_) {
     if (c.awaiting || c.dead || now - c.last_activity < c.idle_timeout) continue;
     const bool partial = c.in_pos < c.in.size();
-    log(partial || !c.out_empty() ? LogLevel::kWarn : LogLevel::kDebug,
-        "closing connection " + std::to_string(id) + " of " + peer_text(c.peer) + ": idle for " +
-            std::to_string(c.idle_timeout.count()) + " ms" + (partial ? " within a line" : "") +
-            (!c.out_empty() ? " without reading" : ""));
+    log_(partial || !c.out_empty() ? LogLevel::kWarn : LogLevel::kDebug,
+         "closing connection " + std::to_string(id) + " of " + peer_text(c.peer) + ": idle for " +
+             std::to_string(c.idle_timeout.count()) + " ms" + (partial ? " within a line" : "") +
+             (!c.out_empty() ? " without reading" : ""));
     c.dead = true;
   }
 }
