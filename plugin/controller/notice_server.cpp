@@ -1,24 +1,17 @@
 #include "plugin/controller/notice_server.hpp"
 
-#include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <deque>
 #include <mutex>
-#include <stdexcept>
 #include <string_view>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -26,15 +19,22 @@
 #include "common/unique_fd.hpp"
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/notice_connection.hpp"
+#include "plugin/controller/notice_socket.hpp"
 #include "plugin/controller/refusal_log.hpp"
 
 namespace ibsdn {
 namespace {
 
+using notice_detail::check_socket_path;
 using notice_detail::Clock;
 using notice_detail::Connection;
 using notice_detail::errno_text;
+using notice_detail::fail_socket;
+using notice_detail::fail_socket_errno;
+using notice_detail::listen_on;
+using notice_detail::ListeningSocket;
 using notice_detail::peer_text;
+using notice_detail::remove_socket_file;
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 // Connections accepted per wake-up, so that a connect storm cannot starve open connections.
@@ -44,97 +44,6 @@ constexpr int kAcceptsPerWakeup = 64;
 constexpr std::chrono::milliseconds kAcceptPause{100};
 // After an unexpected failure of the loop itself (ENOMEM): keeps a lasting one from spinning.
 constexpr std::chrono::milliseconds kRetryPause{10};
-
-sockaddr_un socket_address(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  return addr;
-}
-
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-  throw std::runtime_error("notice socket " + path + ": " + why);
-}
-
-// `what` is a literal or a view built beforehand: building a message must not clobber errno.
-[[noreturn]] void fail_errno(const std::string& path, std::string_view what) {
-  const int err = errno;
-  fail(path, std::string(what) + ": " + errno_text(err));
-}
-
-void check_path(const std::string& path) {
-  if (path.empty() || path.front() != '/') fail(path, "not an absolute path");
-  if (path.size() >= sizeof(sockaddr_un::sun_path)) {
-    fail(path, "longer than " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
-                   " bytes, the limit of a Unix socket address");
-  }
-  if (path.find('\0') != std::string::npos) fail(path, "contains a NUL byte");
-  if (path.back() == '/') fail(path, "names a directory");
-}
-
-gid_t lookup_group(const std::string& path, const std::string& group) {
-  std::vector<char> buffer(1024);
-  ::group entry{};
-  ::group* found = nullptr;
-  int err;
-  while ((err = ::getgrnam_r(group.c_str(), &entry, buffer.data(), buffer.size(), &found)) ==
-             ERANGE &&
-         buffer.size() < (std::size_t{1} << 20)) {
-    buffer.resize(buffer.size() * 2);
-  }
-  if (err != 0) fail(path, "cannot look up group '" + group + "': " + errno_text(err));
-  if (found == nullptr) fail(path, "group '" + group + "' does not exist");
-  return found->gr_gid;
-}
-
-// Creates the socket's directory when missing. Only the last component: a missing ancestor more
-// likely means a wrong path than a directory to create as root.
-void make_parent_directory(const std::string& path) {
-  const std::string parent = path.substr(0, std::max<std::size_t>(path.rfind('/'), 1));
-  struct stat st {};
-  if (::stat(parent.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) fail(path, "the parent " + parent + " is not a directory");
-    return;
-  }
-  if (errno != ENOENT) fail_errno(path, "cannot stat its directory");
-  if (::mkdir(parent.c_str(), 0755) != 0) {
-    if (errno == EEXIST) return;  // created meanwhile by someone else: not ours to chmod
-    fail_errno(path, "cannot create its directory");
-  }
-  // mkdir applies the umask; the directory must be traversable by the socket's group.
-  if (::chmod(parent.c_str(), 0755) != 0) {
-    fail_errno(path, "cannot set mode 0755 on its directory");
-  }
-}
-
-// Removes a socket file left by a server that died without unlinking it. A socket that accepts
-// connections (or has a full backlog) belongs to a live server: taking it over would silently cut
-// that server off from its clients.
-void remove_stale_socket(const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return;
-    fail_errno(path, "cannot stat");
-  }
-  if (!S_ISSOCK(st.st_mode)) fail(path, "exists and is not a socket; refusing to remove it");
-  const UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (probe.get() < 0) fail_errno(path, "cannot create a socket");
-  const sockaddr_un addr = socket_address(path);
-  int rc;
-  do {
-    rc = ::connect(probe.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
-  } while (rc != 0 && errno == EINTR);
-  if (rc == 0 || errno == EAGAIN || errno == EINPROGRESS) {
-    fail(path, "another process is listening on this socket; refusing to take it over");
-  }
-  if (errno == ENOENT) return;  // removed meanwhile
-  if (errno != ECONNREFUSED) {
-    fail_errno(path, "cannot tell whether the existing socket is in use");
-  }
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    fail_errno(path, "cannot remove the stale socket");
-  }
-}
 
 // ---- What a Reply reaches: shared with the server thread, outliving the server -------------
 
@@ -252,8 +161,7 @@ class NoticeServer::Impl {
 
   UniqueFd listen_fd_;
   UniqueFd wake_fd_;
-  ino_t socket_ino_ = 0;
-  dev_t socket_dev_ = 0;
+  notice_detail::SocketFile socket_file_;
   std::shared_ptr<Outbox> outbox_ = std::make_shared<Outbox>();
   std::thread thread_;
   std::mutex stop_mutex_;
@@ -276,63 +184,36 @@ void NoticeServer::Impl::log_refusals(std::vector<RefusalLog::Summary> summaries
 
 void NoticeServer::Impl::start() {
   const std::string& path = settings_.path;
-  check_path(path);
-  if (!handler_) fail(path, "no request handler");
-  if (settings_.max_connections == 0) fail(path, "max_connections must be at least 1");
+  check_socket_path(path);
+  if (!handler_) fail_socket(path, "no request handler");
+  if (settings_.max_connections == 0) fail_socket(path, "max_connections must be at least 1");
   if (settings_.max_connections_per_uid == 0 ||
       settings_.max_connections_per_uid > settings_.max_connections) {
-    fail(path, "max_connections_per_uid must be in 1..max_connections");
+    fail_socket(path, "max_connections_per_uid must be in 1..max_connections");
   }
   if (settings_.reserved_for_scheduler >= settings_.max_connections) {
-    fail(path, "reserved_for_scheduler must be below max_connections");
+    fail_socket(path, "reserved_for_scheduler must be below max_connections");
   }
   if (settings_.idle_timeout.count() <= 0 || settings_.scheduler_idle_timeout.count() <= 0) {
-    fail(path, "idle timeouts must be positive");
+    fail_socket(path, "idle timeouts must be positive");
   }
-  if (settings_.max_output_bytes == 0) fail(path, "max_output_bytes must be at least 1");
-  // Before anything is created, so that a wrong group leaves no file behind.
-  std::optional<gid_t> gid;
-  if (settings_.group) gid = lookup_group(path, *settings_.group);
-
-  make_parent_directory(path);
-  remove_stale_socket(path);
-
-  UniqueFd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (sock.get() < 0) fail_errno(path, "cannot create a socket");
-  const sockaddr_un addr = socket_address(path);
-  if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-    const int err = errno;
-    fail(path, err == EADDRINUSE ? "another process created the socket meanwhile"
-                                 : "cannot bind: " + errno_text(err));
-  }
-  // From here on a failure removes the file again. Group and mode are set before listen(): until
-  // then every connect() is refused, so the umask-dependent mode bind() gave is never usable.
+  if (settings_.max_output_bytes == 0) fail_socket(path, "max_output_bytes must be at least 1");
+  ListeningSocket sock = listen_on(path, settings_.group);
+  // From here on, too, a failure removes the file again.
   try {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) fail_errno(path, "cannot stat after bind");
-    socket_ino_ = st.st_ino;
-    socket_dev_ = st.st_dev;
-    if (gid && ::chown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
-      const int err = errno;
-      fail(path, "cannot give the socket to group '" + *settings_.group + "': " + errno_text(err));
-    }
-    const mode_t mode = gid ? 0660 : 0600;
-    if (::chmod(path.c_str(), mode) != 0) {
-      fail_errno(path, "cannot set the socket's mode");
-    }
-    if (::listen(sock.get(), SOMAXCONN) != 0) fail_errno(path, "cannot listen");
     UniqueFd wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-    if (wake.get() < 0) fail_errno(path, "cannot create an eventfd");
+    if (wake.get() < 0) fail_socket_errno(path, "cannot create an eventfd");
     outbox_->wake_fd = wake.get();
-    listen_fd_ = std::move(sock);
+    listen_fd_ = std::move(sock.fd);
+    socket_file_ = sock.file;
     wake_fd_ = std::move(wake);
     thread_ = std::thread([this] { run(); });
   } catch (...) {
     ::unlink(path.c_str());
     throw;
   }
-  log_(LogLevel::kInfo,
-       "listening, mode " + (gid ? "0660, group " + *settings_.group : std::string("0600")));
+  log_(LogLevel::kInfo, "listening, mode " + (settings_.group ? "0660, group " + *settings_.group
+                                                              : std::string("0600")));
 }
 
 void NoticeServer::Impl::stop() {
@@ -355,13 +236,8 @@ void NoticeServer::Impl::stop() {
   if (listen_fd_.get() < 0) return;  // start() failed
   listen_fd_.reset();
   // Only our own file: a successor may already have replaced it.
-  struct stat st {};
-  if (::lstat(settings_.path.c_str(), &st) == 0 && st.st_ino == socket_ino_ &&
-      st.st_dev == socket_dev_) {
-    if (::unlink(settings_.path.c_str()) != 0) {
-      const int err = errno;
-      log_(LogLevel::kWarn, "cannot remove the socket file: " + errno_text(err));
-    }
+  if (const int err = remove_socket_file(settings_.path, socket_file_); err != 0) {
+    log_(LogLevel::kWarn, "cannot remove the socket file: " + errno_text(err));
   }
   log_(LogLevel::kInfo, "stopped");
 }
