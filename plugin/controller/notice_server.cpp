@@ -19,6 +19,7 @@
 #include "common/unique_fd.hpp"
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/notice_connection.hpp"
+#include "plugin/controller/notice_outbox.hpp"
 #include "plugin/controller/notice_socket.hpp"
 #include "plugin/controller/refusal_log.hpp"
 
@@ -33,8 +34,11 @@ using notice_detail::fail_socket;
 using notice_detail::fail_socket_errno;
 using notice_detail::listen_on;
 using notice_detail::ListeningSocket;
+using notice_detail::Outbox;
 using notice_detail::peer_text;
+using notice_detail::Posted;
 using notice_detail::remove_socket_file;
+using notice_detail::ReplyToken;
 
 constexpr std::size_t kReadChunk = 64 * 1024;
 // Connections accepted per wake-up, so that a connect storm cannot starve open connections.
@@ -44,75 +48,6 @@ constexpr int kAcceptsPerWakeup = 64;
 constexpr std::chrono::milliseconds kAcceptPause{100};
 // After an unexpected failure of the loop itself (ENOMEM): keeps a lasting one from spinning.
 constexpr std::chrono::milliseconds kRetryPause{10};
-
-// ---- What a Reply reaches: shared with the server thread, outliving the server -------------
-
-struct Posted {
-  std::uint64_t connection = 0;
-  std::uint64_t request = 0;
-  std::string line;
-  bool dropped = false;  // the handler let every copy of the Reply go unanswered
-};
-
-// Replies travel from any thread to the server thread through this queue and the eventfd.
-// `closed` is set (under the mutex) before the eventfd is closed, so a late Reply never writes
-// to a descriptor number the process has reused meanwhile.
-struct Outbox {
-  std::mutex mutex;
-  bool closed = false;
-  int wake_fd = -1;
-  std::vector<Posted> posted;
-
-  void wake_locked() const {
-    const std::uint64_t one = 1;
-    // EAGAIN means the counter is already far from zero: the thread will wake anyway.
-    while (::write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {
-    }
-  }
-  void post(Posted p) {
-    const std::lock_guard lock(mutex);
-    if (closed) return;
-    posted.push_back(std::move(p));
-    wake_locked();
-  }
-  void close() {
-    const std::lock_guard lock(mutex);
-    if (closed) return;
-    closed = true;
-    wake_locked();
-  }
-};
-
-// Shared by the copies of one Reply: makes only the first call count, and notices when none
-// was made.
-class ReplyToken {
- public:
-  ReplyToken(std::weak_ptr<Outbox> outbox, std::uint64_t connection, std::uint64_t request)
-      : outbox_(std::move(outbox)), connection_(connection), request_(request) {}
-  ReplyToken(const ReplyToken&) = delete;
-  ReplyToken& operator=(const ReplyToken&) = delete;
-  ~ReplyToken() {
-    if (used_.exchange(true)) return;
-    try {
-      if (const auto outbox = outbox_.lock()) outbox->post({connection_, request_, {}, true});
-    } catch (...) {
-      // Out of memory in a destructor: the client's idle timeout does not apply while its
-      // request is out, but stop() still closes the connection.
-    }
-  }
-  void reply(std::string line) {
-    if (used_.exchange(true)) return;
-    if (const auto outbox = outbox_.lock()) {
-      outbox->post({connection_, request_, std::move(line), false});
-    }
-  }
-
- private:
-  std::weak_ptr<Outbox> outbox_;
-  std::uint64_t connection_;
-  std::uint64_t request_;
-  std::atomic<bool> used_{false};
-};
 
 // The server whose thread this is, so that stop() knows when it is called from the handler.
 thread_local const void* t_running_server = nullptr;
@@ -137,7 +72,6 @@ class NoticeServer::Impl {
  private:
   void run() noexcept;
   void loop_once();
-  bool stop_requested();
   void drain_outbox();
   void accept_connections();
   void handle_io(Connection& c, short revents);
@@ -160,7 +94,6 @@ class NoticeServer::Impl {
   const notice_detail::ServerLog log_;
 
   UniqueFd listen_fd_;
-  UniqueFd wake_fd_;
   notice_detail::SocketFile socket_file_;
   std::shared_ptr<Outbox> outbox_ = std::make_shared<Outbox>();
   std::thread thread_;
@@ -203,10 +136,9 @@ void NoticeServer::Impl::start() {
   try {
     UniqueFd wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
     if (wake.get() < 0) fail_socket_errno(path, "cannot create an eventfd");
-    outbox_->wake_fd = wake.get();
     listen_fd_ = std::move(sock.fd);
     socket_file_ = sock.file;
-    wake_fd_ = std::move(wake);
+    outbox_->attach_wake_fd(std::move(wake));
     thread_ = std::thread([this] { run(); });
   } catch (...) {
     ::unlink(path.c_str());
@@ -227,12 +159,7 @@ void NoticeServer::Impl::stop() {
   outbox_->close();
   if (thread_.joinable()) thread_.join();
   stopped_ = true;
-  {
-    // Under the outbox's mutex: a Reply racing with us sees `closed` and leaves the fd alone.
-    const std::lock_guard outbox_lock(outbox_->mutex);
-    outbox_->wake_fd = -1;
-    wake_fd_.reset();
-  }
+  outbox_->close_wake_fd();
   if (listen_fd_.get() < 0) return;  // start() failed
   listen_fd_.reset();
   // Only our own file: a successor may already have replaced it.
@@ -242,16 +169,11 @@ void NoticeServer::Impl::stop() {
   log_(LogLevel::kInfo, "stopped");
 }
 
-bool NoticeServer::Impl::stop_requested() {
-  const std::lock_guard lock(outbox_->mutex);
-  return outbox_->closed;
-}
-
 void NoticeServer::Impl::run() noexcept {
   t_running_server = this;
   while (true) {
     try {
-      if (stop_requested()) break;
+      if (outbox_->closed()) break;
       loop_once();
     } catch (const std::exception& e) {
       log_(LogCode::kServerLoopFailed, std::string("unexpected failure, continuing: ") + e.what());
@@ -277,7 +199,7 @@ void NoticeServer::Impl::loop_once() {
   std::vector<pollfd> fds;
   std::vector<std::uint64_t> ids;
   fds.reserve(connections_.size() + 2);
-  fds.push_back({wake_fd_.get(), POLLIN, 0});
+  fds.push_back({outbox_->wake_fd(), POLLIN, 0});
   const Clock::time_point now = Clock::now();
   fds.push_back({now >= accept_paused_until_ ? listen_fd_.get() : -1, POLLIN, 0});
   for (const auto& [id, c] : connections_) {
@@ -299,11 +221,7 @@ void NoticeServer::Impl::loop_once() {
     std::this_thread::sleep_for(kRetryPause);
     return;
   }
-  if (fds[0].revents != 0) {
-    std::uint64_t count = 0;
-    while (::read(wake_fd_.get(), &count, sizeof count) < 0 && errno == EINTR) {
-    }
-  }
+  if (fds[0].revents != 0) outbox_->consume_wake();
   if (fds[1].revents != 0) accept_connections();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (fds[i + 2].revents == 0) continue;
@@ -340,11 +258,7 @@ int NoticeServer::Impl::poll_timeout_ms(Clock::time_point now) const {
 }
 
 void NoticeServer::Impl::drain_outbox() {
-  std::vector<Posted> posted;
-  {
-    const std::lock_guard lock(outbox_->mutex);
-    posted.swap(outbox_->posted);
-  }
+  std::vector<Posted> posted = outbox_->take();
   for (Posted& p : posted) {
     const auto it = connections_.find(p.connection);
     // Gone (closed meanwhile), or a second answer to the same request.
