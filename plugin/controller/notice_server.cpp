@@ -18,10 +18,10 @@
 
 #include "common/unique_fd.hpp"
 #include "plugin/controller/log_codes.hpp"
+#include "plugin/controller/notice_admission.hpp"
 #include "plugin/controller/notice_connection.hpp"
 #include "plugin/controller/notice_outbox.hpp"
 #include "plugin/controller/notice_socket.hpp"
-#include "plugin/controller/refusal_log.hpp"
 
 namespace ibsdn {
 namespace {
@@ -79,15 +79,12 @@ class NoticeServer::Impl {
   void mark_ready(Connection& c);
   void serve_ready();
   bool step(Connection& c);
-  [[nodiscard]] std::optional<std::string> refusal(const PeerCredentials& peer, bool privileged,
-                                                   std::string& log_reason) const;
   void dispatch(Connection& c, std::string_view line);
   void send_line(Connection& c, std::string line);
   void flush(Connection& c);
   void check_idle(Clock::time_point now);
   void sweep();
   int poll_timeout_ms(Clock::time_point now) const;
-  void log_refusals(std::vector<RefusalLog::Summary> summaries);
 
   const Settings settings_;
   const Handler handler_;
@@ -108,12 +105,8 @@ class NoticeServer::Impl {
   std::deque<std::uint64_t> ready_;
   std::uint64_t next_connection_ = 0;
   Clock::time_point accept_paused_until_{};
-  RefusalLog refusals_{settings_.refusal_log_interval};
+  notice_detail::Admission admission_{settings_, log_};
 };
-
-void NoticeServer::Impl::log_refusals(std::vector<RefusalLog::Summary> summaries) {
-  for (const RefusalLog::Summary& s : summaries) log_(LogLevel::kWarn, RefusalLog::text(s));
-}
 
 void NoticeServer::Impl::start() {
   const std::string& path = settings_.path;
@@ -186,7 +179,7 @@ void NoticeServer::Impl::run() noexcept {
   connections_.clear();
   open_.store(0);
   try {
-    log_refusals(refusals_.flush());
+    admission_.log_all();
   } catch (...) {
   }
 }
@@ -236,12 +229,12 @@ void NoticeServer::Impl::loop_once() {
     }
   }
   check_idle(Clock::now());
-  log_refusals(refusals_.due(Clock::now()));
+  admission_.log_due(Clock::now());
   sweep();
 }
 
 int NoticeServer::Impl::poll_timeout_ms(Clock::time_point now) const {
-  std::optional<Clock::time_point> wake = refusals_.next_due();
+  std::optional<Clock::time_point> wake = admission_.next_due();
   if (now < accept_paused_until_ && (!wake || accept_paused_until_ < *wake)) {
     wake = accept_paused_until_;
   }
@@ -313,19 +306,8 @@ void NoticeServer::Impl::accept_connections() {
       continue;
     }
     const PeerCredentials peer{cred.pid, cred.uid, cred.gid};
-    const bool privileged =
-        peer.uid == 0 || (settings_.scheduler_uid && peer.uid == *settings_.scheduler_uid);
-    std::string log_reason;
-    if (const std::optional<std::string> why = refusal(peer, privileged, log_reason)) {
-      if (refusals_.refused(peer.uid, log_reason, Clock::now())) {
-        log_(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
-      }
-      // The socket's buffer is empty, so one short line fits; if it does not, the client only
-      // misses the explanation.
-      const std::string line = to_line(error_response(ErrorCode::kBusy, *why));
-      (void)::send(fd.get(), line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-      continue;
-    }
+    const bool privileged = admission_.privileged(peer.uid);
+    if (!admission_.admit(fd.get(), peer, privileged, connections_, Clock::now())) continue;
     const std::uint64_t id = ++next_connection_;
     Connection& c = connections_[id];
     c.id = id;
@@ -464,36 +446,6 @@ bool NoticeServer::Impl::step(Connection& c) {
     c.dead = true;
   }
   return served;
-}
-
-std::optional<std::string> NoticeServer::Impl::refusal(const PeerCredentials& peer, bool privileged,
-                                                       std::string& log_reason) const {
-  if (connections_.size() >= settings_.max_connections) {
-    log_reason = std::to_string(connections_.size()) + " connections are open";
-    return "too many connections";
-  }
-  if (privileged) return std::nullopt;
-  std::size_t of_uid = 0;
-  std::size_t unprivileged = 0;
-  for (const auto& [id, c] : connections_) {
-    if (c.privileged) continue;
-    ++unprivileged;
-    if (c.peer.uid == peer.uid) ++of_uid;
-  }
-  if (of_uid >= settings_.max_connections_per_uid) {
-    log_reason = "uid " + std::to_string(peer.uid) + " holds " + std::to_string(of_uid) +
-                 (of_uid == 1 ? " connection" : " connections") + ", the per-uid limit is " +
-                 std::to_string(settings_.max_connections_per_uid);
-    return log_reason;
-  }
-  if (unprivileged >= settings_.max_connections - settings_.reserved_for_scheduler) {
-    log_reason = std::to_string(unprivileged) +
-                 " connections of users other than root and the scheduler are open, their limit; " +
-                 std::to_string(settings_.reserved_for_scheduler) +
-                 " more are reserved for root and the scheduler";
-    return "too many connections (the others are reserved for root and the scheduler)";
-  }
-  return std::nullopt;
 }
 
 void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
