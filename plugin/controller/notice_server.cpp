@@ -20,6 +20,7 @@
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/notice_admission.hpp"
 #include "plugin/controller/notice_connection.hpp"
+#include "plugin/controller/notice_framing.hpp"
 #include "plugin/controller/notice_outbox.hpp"
 #include "plugin/controller/notice_socket.hpp"
 
@@ -32,15 +33,19 @@ using notice_detail::Connection;
 using notice_detail::errno_text;
 using notice_detail::fail_socket;
 using notice_detail::fail_socket_errno;
+using notice_detail::flush;
+using notice_detail::Frame;
 using notice_detail::listen_on;
 using notice_detail::ListeningSocket;
+using notice_detail::next_frame;
 using notice_detail::Outbox;
 using notice_detail::peer_text;
 using notice_detail::Posted;
+using notice_detail::read_some;
 using notice_detail::remove_socket_file;
 using notice_detail::ReplyToken;
+using notice_detail::send_line;
 
-constexpr std::size_t kReadChunk = 64 * 1024;
 // Connections accepted per wake-up, so that a connect storm cannot starve open connections.
 constexpr int kAcceptsPerWakeup = 64;
 // After accept() failed for lack of descriptors or memory the listener stays readable; without a
@@ -75,13 +80,10 @@ class NoticeServer::Impl {
   void drain_outbox();
   void accept_connections();
   void handle_io(Connection& c, short revents);
-  void read_some(Connection& c);
   void mark_ready(Connection& c);
   void serve_ready();
   bool step(Connection& c);
   void dispatch(Connection& c, std::string_view line);
-  void send_line(Connection& c, std::string line);
-  void flush(Connection& c);
   void check_idle(Clock::time_point now);
   void sweep();
   int poll_timeout_ms(Clock::time_point now) const;
@@ -274,7 +276,7 @@ void NoticeServer::Impl::drain_outbox() {
           p.line = to_line(error_response(ErrorCode::kInternal, "the response was malformed"));
         }
       }
-      send_line(c, std::move(p.line));
+      send_line(c, std::move(p.line), settings_.max_output_bytes, log_);
       mark_ready(c);
     } catch (const std::exception& e) {
       log_(LogCode::kReplyFailed,
@@ -330,31 +332,9 @@ void NoticeServer::Impl::handle_io(Connection& c, short revents) {
   }
   // POLLHUP and POLLERR: the read or write below finds out what happened.
   const bool failed = (revents & (POLLHUP | POLLERR)) != 0;
-  if (!c.out_empty() && ((revents & POLLOUT) != 0 || failed)) flush(c);
-  if (c.wants_read() && ((revents & POLLIN) != 0 || failed)) read_some(c);
+  if (!c.out_empty() && ((revents & POLLOUT) != 0 || failed)) flush(c, log_);
+  if (c.wants_read() && ((revents & POLLIN) != 0 || failed)) read_some(c, log_);
   mark_ready(c);
-}
-
-void NoticeServer::Impl::read_some(Connection& c) {
-  if (c.in_pos > 0) {
-    c.in.erase(0, c.in_pos);
-    c.scanned -= c.in_pos;
-    c.in_pos = 0;
-  }
-  const std::size_t old_size = c.in.size();
-  c.in.resize(old_size + kReadChunk);
-  ssize_t n;
-  do {
-    n = ::recv(c.fd.get(), c.in.data() + old_size, kReadChunk, MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
-  c.in.resize(old_size + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
-  if (n == 0) {
-    c.eof = true;
-  } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-    const int err = errno;
-    log_(LogLevel::kDebug, "connection " + std::to_string(c.id) + " failed: " + errno_text(err));
-    c.dead = true;
-  }
 }
 
 void NoticeServer::Impl::mark_ready(Connection& c) {
@@ -390,53 +370,18 @@ void NoticeServer::Impl::serve_ready() {
 // waiting).
 bool NoticeServer::Impl::step(Connection& c) {
   bool served = false;
-  while (!served && !c.dead && !c.close_after && !c.awaiting && c.out_empty()) {
-    const std::size_t newline = c.in.find('\n', c.scanned);
-    std::string_view rest(c.in);
-    rest.remove_prefix(c.in_pos);
-    if (newline == std::string::npos) {
-      c.scanned = c.in.size();
-      // A "\r" may still precede the '\n' of a line of exactly the limit.
-      const bool over = rest.size() > kMaxNoticeLineBytes + 1 ||
-                        (rest.size() == kMaxNoticeLineBytes + 1 && rest.back() != '\r');
-      if (over) {
-        log_(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) +
-                                  ": a line exceeds " + std::to_string(kMaxNoticeLineBytes) +
-                                  " bytes");
-        send_line(c,
-                  to_line(error_response(ErrorCode::kTooLarge,
-                                         "the line exceeds " + std::to_string(kMaxNoticeLineBytes) +
-                                             " bytes without a newline")));
-        c.close_after = true;
-        break;
-      }
-      if (!c.eof) break;
-      // The client shut down its side after a last line without '\n': that line is complete.
-      c.in_pos = c.in.size();
-      c.scanned = c.in.size();
-      if (rest.empty() || rest == "\r") break;
-      dispatch(c, std::string(rest));
-      served = true;
-      break;
-    }
-    const std::string_view line = rest.substr(0, newline - c.in_pos);
-    c.in_pos = newline + 1;
-    c.scanned = c.in_pos;
-    if (line.empty() || line == "\r") continue;
-    const std::size_t length = line.size() - (line.back() == '\r' ? 1 : 0);
-    if (length > kMaxNoticeLineBytes) {
-      // Treated like a line still without '\n': whether the newline had arrived is chance.
-      log_(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) + ": a line has " +
-                                std::to_string(length) + " bytes");
-      send_line(c, to_line(error_response(ErrorCode::kTooLarge,
-                                          "the line has " + std::to_string(length) +
-                                              " bytes, the limit is " +
-                                              std::to_string(kMaxNoticeLineBytes))));
+  if (c.may_step() && !c.close_after) {
+    const Frame frame = next_frame(c);
+    if (frame.kind == Frame::Kind::kTooLong) {
+      log_(LogLevel::kWarn,
+           "closing the connection of " + peer_text(c.peer) + ": " + frame.log_reason);
+      send_line(c, to_line(error_response(ErrorCode::kTooLarge, frame.answer)),
+                settings_.max_output_bytes, log_);
       c.close_after = true;
-      break;
+    } else if (frame.kind == Frame::Kind::kLine) {
+      dispatch(c, frame.line);
+      served = true;
     }
-    dispatch(c, line);
-    served = true;
   }
   if (c.dead || !c.out_empty() || c.awaiting) return served;
   if (c.close_after) {
@@ -455,7 +400,7 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
     const RequestError& e = parsed.error();
     log_(LogLevel::kDebug, "refused a request of " + peer_text(c.peer) + ": " +
                                std::string(to_string(e.code)) + ": " + e.message);
-    send_line(c, to_line(error_response(e)));
+    send_line(c, to_line(error_response(e)), settings_.max_output_bytes, log_);
     return;
   }
   const std::uint64_t request = ++c.requests;
@@ -476,47 +421,6 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
     token->reply(to_line(error_response(ErrorCode::kInternal,
                                         "the controller failed on this request; see its log")));
   }
-}
-
-void NoticeServer::Impl::send_line(Connection& c, std::string line) {
-  const std::size_t pending = c.out.size() - c.out_pos;
-  if (pending + line.size() > settings_.max_output_bytes) {
-    log_(LogCode::kOutputLimitExceeded, "closing the connection of " + peer_text(c.peer) +
-                                            ": a response of " + std::to_string(line.size()) +
-                                            " bytes exceeds the output limit of " +
-                                            std::to_string(settings_.max_output_bytes) + " bytes");
-    c.dead = true;
-    return;
-  }
-  if (c.out_empty()) {
-    c.out = std::move(line);
-    c.out_pos = 0;
-  } else {
-    c.out.append(line);
-  }
-  flush(c);
-}
-
-void NoticeServer::Impl::flush(Connection& c) {
-  while (!c.out_empty()) {
-    const ssize_t n = ::send(c.fd.get(), c.out.data() + c.out_pos, c.out.size() - c.out_pos,
-                             MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      c.out_pos += static_cast<std::size_t>(n);
-      c.last_activity = Clock::now();
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    // EPIPE, ECONNRESET: the client is gone; what it had not read yet goes with it.
-    const int err = errno;
-    log_(LogLevel::kDebug, "connection " + std::to_string(c.id) + " of " + peer_text(c.peer) +
-                               " closed before reading its response: " + errno_text(err));
-    c.dead = true;
-    return;
-  }
-  c.out.clear();
-  c.out_pos = 0;
 }
 
 void NoticeServer::Impl::check_idle(Clock::time_point now) {
