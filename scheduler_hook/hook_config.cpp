@@ -144,6 +144,15 @@ HookConfig parse_hook_config(std::string_view text, std::string_view source) {
   return c;
 }
 
+CallLimits call_limits(const HookConfig& config) {
+  CallLimits l;
+  l.timeout = config.timeout;
+  l.connect_timeout = config.connect_timeout;
+  l.timeout_setting = "TimeoutMs";
+  l.connect_timeout_setting = "ConnectTimeoutMs";
+  return l;
+}
+
 HookConfig load_hook_config(const std::string& path, bool path_is_default) {
   std::ifstream in(path);
   if (!in) {
