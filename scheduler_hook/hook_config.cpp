@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/file_line_error.hpp"
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 
 namespace ibsdn::slurm_hook {
 namespace {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "common/slurm_hostlist.hpp"
 #include "plugin/notice/client/notice_client.hpp"
 #include "plugin/notice/limits.hpp"

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "common/yaml_reader.hpp"
 #include "flowtable/guid_text.hpp"
 #include "routing/algorithm.hpp"

@@ -8,6 +8,7 @@
 
 #include "common/file_line_error.hpp"
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/config.hpp"
 

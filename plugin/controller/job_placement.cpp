@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/controller/path_signature.hpp"

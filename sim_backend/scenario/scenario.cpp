@@ -15,7 +15,7 @@
 #include <system_error>
 #include <utility>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "common/yaml_reader.hpp"
 #include "flowtable/flow_table.hpp"
 #include "routing/algorithm.hpp"

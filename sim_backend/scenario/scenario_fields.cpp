@@ -3,6 +3,7 @@
 #include <charconv>
 #include <system_error>
 
+#include "common/quote_for_message.hpp"
 #include "routing/algorithm.hpp"
 
 namespace ibsdn {
