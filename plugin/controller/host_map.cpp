@@ -1,11 +1,8 @@
 #include "plugin/controller/host_map.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
+#include "common/config_error.hpp"
 #include "common/file_line_error.hpp"
 #include "common/names.hpp"
 #include "common/quote_for_message.hpp"
@@ -103,12 +100,7 @@ HostMap HostMap::parse(std::string_view text, std::string_view source_name) {
 }
 
 HostMap HostMap::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path, 0, 0, std::string("read failed: ") + std::strerror(errno));
-  return parse(text.str(), path);
+  return parse(read_config_file(path), path);
 }
 
 const HostMapEntry* HostMap::find(std::string_view hostname) const {
