@@ -22,6 +22,7 @@
 #include <exception>
 
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/job_text.hpp"
 #include "routing/route_quality.hpp"
 
 namespace ibsdn::plugin {
@@ -36,10 +37,6 @@ constexpr std::size_t kReroutePlans = 3;
 constexpr std::size_t kRerouteSteps = 8;
 /// Guarded jobs planned again per job_end.
 constexpr std::size_t kRestorePlans = 4;
-
-std::string job_text(JobId id) {
-  return "job " + std::to_string(id.value());
-}
 
 std::string load_text(double w) {
   char buf[32];
