@@ -1,5 +1,6 @@
 // The error of the project's configuration-style files (the controller's configuration, its host
-// map, the simulator's scenarios): one "FILE:LINE:COLUMN: what" for all of them.
+// map, the simulator's scenarios): one "FILE:LINE:COLUMN: what" for all of them, and the reading
+// of such a file's text with that error.
 #pragma once
 
 #include <cstddef>
@@ -27,5 +28,9 @@ class ConfigError : public std::runtime_error {
 /// warnings.
 std::string located_message(std::string_view source, std::size_t line, std::size_t column,
                             std::string_view what);
+
+/// The whole text of the file at `path`. ConfigError "PATH: cannot read: WHY" when it cannot be
+/// opened, "PATH: read failed: WHY" when reading it fails.
+std::string read_config_file(const std::string& path);
 
 }  // namespace ibsdn

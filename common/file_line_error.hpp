@@ -1,7 +1,7 @@
 // The "FILE:LINE: what" error of the line-oriented text formats the project reads (ibsim netlists,
-// OpenSM's dumps, SWF job traces, flow cases), the bounded rendering of the untrusted text such an
-// error quotes, the splitter that numbers those lines and the one that splits a line into fields.
-// Header only: routing/ and sim_backend/ use it without linking anything.
+// OpenSM's dumps, SWF job traces, flow cases), the splitter that numbers those lines and the one
+// that splits a line into fields; the untrusted text such an error shows is quoted with
+// quote_for_message.hpp. Header only: routing/ and sim_backend/ use it without linking anything.
 #pragma once
 
 #include <algorithm>
@@ -25,18 +25,6 @@ class FileLineError : public std::invalid_argument {
  private:
   std::size_t line_;
 };
-
-/// A printable, bounded rendering of untrusted text for error messages: control bytes become
-/// '?', and text longer than `max_chars` is cut and ends in "...".
-inline std::string excerpt(std::string_view s, std::size_t max_chars = 60) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size() && i < max_chars; ++i) {
-    const auto u = static_cast<unsigned char>(s[i]);
-    out += (u < 0x20 || u == 0x7f) ? '?' : s[i];
-  }
-  if (s.size() > max_chars) out += "...";
-  return out;
-}
 
 /// Splits a line into fields separated by spaces and tabs: stores the first out.size() fields in
 /// `out` and returns how many the line has in all.

@@ -1,7 +1,5 @@
 #include "common/names.hpp"
 
-#include <cstdio>
-
 namespace ibsdn {
 namespace {
 
@@ -82,28 +80,6 @@ std::string algorithm_name_problem(std::string_view name) {
     }
   }
   return {};
-}
-
-std::string quote_for_message(std::string_view text, std::size_t max_chars) {
-  std::string out = "'";
-  std::size_t shown = 0;
-  for (const char c : text) {
-    if (shown == max_chars) {
-      out += "...";
-      break;
-    }
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte >= 0x7F || c == '\\' || c == '\'') {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", byte);
-      out += buf;
-    } else {
-      out += c;
-    }
-    ++shown;
-  }
-  out += "'";
-  return out;
 }
 
 }  // namespace ibsdn

@@ -1,6 +1,7 @@
 // Syntax of the names that reach the controller from outside: host names, user and group names,
 // phase names, routing-algorithm names. Each check returns an empty string when the name is
-// acceptable, otherwise why not (without repeating the name, so that callers can quote it safely).
+// acceptable, otherwise why not (without repeating the name, so that callers can quote it safely
+// with quote_for_message.hpp).
 #pragma once
 
 #include <cstddef>
@@ -30,10 +31,5 @@ std::string phase_name_problem(std::string_view name);
 /// Routing-algorithm names (routing/algorithms.def): 1-64 lower-case letters, digits and '-',
 /// a letter first. Only the syntax: which algorithms exist is the controller's to say.
 std::string algorithm_name_problem(std::string_view name);
-
-/// `text` as a printable ASCII quotation for error messages: control and non-ASCII bytes become
-/// \xNN, and text beyond `max_chars` is cut with "...". The result is always valid UTF-8, so it
-/// can go into a JSON response whatever the input was.
-std::string quote_for_message(std::string_view text, std::size_t max_chars = 64);
 
 }  // namespace ibsdn

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 
 namespace ibsdn {
 namespace {

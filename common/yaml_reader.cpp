@@ -9,7 +9,7 @@
 #include <sstream>
 #include <vector>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 
 namespace ibsdn {
 namespace {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "plugin/notice/client/notice_client.hpp"
 #include "plugin/notice/notice.hpp"
 

@@ -1,4 +1,5 @@
 // OpenSM's dumps read into LftSets: opensm-subnet.lst (LIDs) and opensm-lfts.dump (tables).
+#include "common/quote_for_message.hpp"
 #include "routing/lft.hpp"
 
 #include <algorithm>
@@ -111,7 +112,7 @@ class SubnetListParser {
   Endpoint endpoint(Cursor& c) {
     Endpoint e;
     c.skip_blanks();
-    if (!c.eat("{")) fail("expected '{' opening a port, found '" + excerpt(c.rest()) + "'");
+    if (!c.eat("{")) fail("expected '{' opening a port, found " + quote_for_message(c.rest()));
     c.skip_blanks();
     const std::size_t type_end = std::min(c.s.find(' ', c.pos), c.s.size());
     e.type = c.s.substr(c.pos, type_end - c.pos);
@@ -126,7 +127,7 @@ class SubnetListParser {
       const std::size_t colon = c.s.find(':', c.pos);
       const std::size_t space = std::min(c.s.find(' ', c.pos), c.s.size());
       if (colon == std::string_view::npos || colon > space) {
-        fail("expected KEY:VALUE, found '" + excerpt(c.s.substr(c.pos, space - c.pos)) + "'");
+        fail("expected KEY:VALUE, found " + quote_for_message(c.s.substr(c.pos, space - c.pos)));
       }
       const std::string_view key = c.s.substr(c.pos, colon - c.pos);
       c.pos = colon + 1;
@@ -150,22 +151,23 @@ class SubnetListParser {
     c.skip_blanks();
     if (!c.eat("PN:") || !c.number(16, 0xFF, e.port)) fail("missing or malformed 'PN:' field");
     c.skip_blanks();
-    if (!c.eat("}")) fail("expected '}' closing the port record of '" + excerpt(e.desc) + "'");
-    if (!e.has_node_guid) fail("port record of '" + excerpt(e.desc) + "' has no NodeGUID");
+    if (!c.eat("}")) fail("expected '}' closing the port record of " + quote_for_message(e.desc));
+    if (!e.has_node_guid) fail("port record of " + quote_for_message(e.desc) + " has no NodeGUID");
     return e;
   }
 
   std::pair<NodeIdx, PortNum> record(const Endpoint& e) {
     const auto it = by_guid_.find(e.node_guid);
     if (it == by_guid_.end()) {
-      fail("node GUID " + hex_guid(e.node_guid) + " ('" + excerpt(e.desc) +
-           "') is not a node of the fabric");
+      fail("node GUID " + hex_guid(e.node_guid) + " (" + quote_for_message(e.desc) +
+           ") is not a node of the fabric");
     }
     const NodeIdx n = it->second;
     const Node& node = f_.node(n);
     const bool is_sw = e.type == "SW";
     if (!is_sw && e.type != "CA") {
-      fail("node type '" + excerpt(e.type) + "' of " + node.name + " is not supported (SW or CA)");
+      fail("node type " + quote_for_message(e.type) + " of " + node.name +
+           " is not supported (SW or CA)");
     }
     if (is_sw != node.is_switch()) {
       fail("node GUID " + hex_guid(e.node_guid) + " is listed as " + std::string(e.type) +
@@ -226,7 +228,7 @@ class LftDumpParser {
         }
         sw_ = NodeIdx{};
       } else {
-        fail("unrecognised line '" + excerpt(line) + "'");
+        fail("unrecognised line " + quote_for_message(line));
       }
     }
     line_ = lines.number() + 1;
@@ -291,7 +293,7 @@ class LftDumpParser {
     if (!c.number(10, 0xFF, port)) fail("malformed output port after LID " + std::to_string(lid));
     c.skip_blanks();
     if (!c.done() && !c.eat("#"))
-      fail("unexpected text after the port: '" + excerpt(c.rest()) + "'");
+      fail("unexpected text after the port: " + quote_for_message(c.rest()));
     if (lid > max_lid_) {
       fail("LID " + std::to_string(lid) + " is beyond the block's range [0-" +
            std::to_string(max_lid_) + "]");

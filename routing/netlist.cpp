@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/quote_for_message.hpp"
 #include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
@@ -44,8 +45,9 @@ bool is_control(char c) {
   return u < 0x20 || u == 0x7f;
 }
 
+// A node id in messages as the netlist writes it, in double quotes.
 std::string quoted(std::string_view s) {
-  return "\"" + excerpt(s) + "\"";
+  return quote_for_message(s, kMaxQuotedChars, '"');
 }
 
 std::string hex_guid(Guid g) {
@@ -216,8 +218,8 @@ class NetlistParser {
     if (word == "include" || word == "module" || word == "do" || word == "pdebug") {
       fail("ibsim directive '" + std::string(word) + "' is not supported");
     }
-    fail("unrecognised line '" + excerpt(line) +
-         "' (expected a Switch/Hca/Ca record, a [port] line or a key=value line)");
+    fail("unrecognised line " + quote_for_message(line) +
+         " (expected a Switch/Hca/Ca record, a [port] line or a key=value line)");
   }
 
   void assignment(Cursor& c, std::string_view key) {
@@ -229,7 +231,8 @@ class NetlistParser {
     if (!c.number(v)) fail("'" + k + "=' needs a number (decimal or 0x...)");
     optional_paren_guid(c);  // ibnetdiscover: switchguid=0x...(port guid)
     c.skip_blanks();
-    if (!c.done() && !c.at('#')) fail("unexpected '" + excerpt(c.rest()) + "' after '" + k + "='");
+    if (!c.done() && !c.at('#'))
+      fail("unexpected " + quote_for_message(c.rest()) + " after '" + k + "='");
     if (key == "switchguid" || key == "caguid" || key == "hcaguids") {
       if (v == 0) fail("GUID 0 is not a valid node GUID");
       next_guid_[key == "switchguid" ? 0 : 1] = v;
@@ -292,7 +295,7 @@ class NetlistParser {
     std::uint16_t lid = 0;
     c.skip_blanks();
     if (!c.done()) {
-      if (!c.eat('#')) fail("unexpected '" + excerpt(c.rest()) + "' after the node id");
+      if (!c.eat('#')) fail("unexpected " + quote_for_message(c.rest()) + " after the node id");
       header_comment(c, desc, lid);
     }
 
@@ -399,7 +402,7 @@ class NetlistParser {
       const std::string_view key = c.word();
       std::uint64_t v = 0;
       if (key.empty() || !c.eat('=') || !c.number(v)) {
-        fail("unexpected '" + excerpt(option) + "' after the peer port");
+        fail("unexpected " + quote_for_message(option) + " after the peer port");
       }
     }
     const std::size_t slot = port_base_[current_.value()] + port - 1;
@@ -569,15 +572,15 @@ std::string export_ibsim_netlist(const Fabric& f) {
     const Node& n = f.node(idx);
     if (n.name.size() > kIbsimMaxIdLen || n.name.find_first_of("#@") != std::string::npos ||
         std::any_of(n.name.begin(), n.name.end(), is_control)) {
-      throw std::invalid_argument("node '" + excerpt(n.name) +
-                                  "': ibsim node ids are at most 64 bytes, without '#', '@' or "
+      throw std::invalid_argument("node " + quote_for_message(n.name) +
+                                  ": ibsim node ids are at most 64 bytes, without '#', '@' or "
                                   "control characters");
     }
     const std::string& desc = n.description.empty() ? n.name : n.description;
     if (desc.size() > kIbsimMaxDescLen || desc.find('"') != std::string::npos ||
         std::any_of(desc.begin(), desc.end(), is_control)) {
-      throw std::invalid_argument("node '" + n.name + "': description '" + excerpt(desc) +
-                                  "' does not fit ibsim (at most 63 bytes, no quotes or control "
+      throw std::invalid_argument("node '" + n.name + "': description " + quote_for_message(desc) +
+                                  " does not fit ibsim (at most 63 bytes, no quotes or control "
                                   "characters)");
     }
     if (n.guid.value() == 0) throw std::invalid_argument("node '" + n.name + "' has no GUID");

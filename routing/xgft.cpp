@@ -1,12 +1,11 @@
 #include "routing/xgft.hpp"
 
-#include "routing/fat_tree.hpp"
-
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
 #include "routing/fat_tree.hpp"
+#include "routing/param_text.hpp"
 
 namespace ibsdn {
 namespace {
@@ -31,13 +30,6 @@ std::vector<int> parse_list(std::string_view part, std::string_view what) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 int digits(std::uint64_t n) {
   int d = 1;
   while (n >= 10) {
@@ -58,7 +50,7 @@ std::string numbered(const std::string& prefix, std::uint64_t one_based, int wid
 }  // namespace
 
 XgftParams XgftParams::parse(std::string_view text) {
-  std::string s = trim(text);
+  std::string s = trim_blanks(text);
   if (s.rfind("XGFT(", 0) == 0 || s.rfind("xgft(", 0) == 0) {
     if (s.back() != ')') throw std::invalid_argument("XGFT: missing ')' in '" + s + "'");
     s = s.substr(5, s.size() - 6);

@@ -8,7 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/names.hpp"
+#include "common/file_line_error.hpp"
+#include "common/quote_for_message.hpp"
 
 namespace ibsdn::slurm_hook {
 namespace {
@@ -118,20 +119,16 @@ void set_hook_config_key(HookConfig& c, std::string_view key, std::string_view v
 
 HookConfig parse_hook_config(std::string_view text, std::string_view source) {
   HookConfig c;
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t nl = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
     if (const auto hash = line.find('#'); hash != std::string_view::npos) {
       line = line.substr(0, hash);
     }
     line = trim(line);
     if (line.empty()) continue;
     const auto eq = line.find('=');
-    const std::string where = std::string(source) + ":" + std::to_string(line_no) + ": ";
+    const std::string where = std::string(source) + ":" + std::to_string(lines.number()) + ": ";
     if (eq == std::string_view::npos) {
       throw HookConfigError(where + "expected Key=Value, found " + quote_for_message(line));
     }
@@ -142,6 +139,15 @@ HookConfig parse_hook_config(std::string_view text, std::string_view source) {
     }
   }
   return c;
+}
+
+CallLimits call_limits(const HookConfig& config) {
+  CallLimits l;
+  l.timeout = config.timeout;
+  l.connect_timeout = config.connect_timeout;
+  l.timeout_setting = "TimeoutMs";
+  l.connect_timeout_setting = "ConnectTimeoutMs";
+  return l;
 }
 
 HookConfig load_hook_config(const std::string& path, bool path_is_default) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "plugin/notice/client/notice_client.hpp"
 #include "routing/patterns/pattern_spec.hpp"
 
 namespace ibsdn::slurm_hook {
@@ -57,6 +58,10 @@ HookConfig load_hook_config(const std::string& path, bool path_is_default);
 /// Sets one key (as in the file) on `config`; HookConfigError on an unknown key or bad value.
 /// Used by the file parser and by --set KEY=VALUE.
 void set_hook_config_key(HookConfig& config, std::string_view key, std::string_view value);
+
+/// The bounds of one call to the controller (TimeoutMs, ConnectTimeoutMs), named in its messages
+/// by these keys.
+CallLimits call_limits(const HookConfig& config);
 
 /// The keys, in the file's spelling, for --help and the documentation's check.
 std::vector<std::string> hook_config_keys();

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "common/slurm_hostlist.hpp"
 #include "plugin/notice/client/notice_client.hpp"
 #include "plugin/notice/limits.hpp"
@@ -40,15 +41,6 @@ SdnVariables sdn_variables(const Environment& env) {
 
 bool has_traffic(const SdnVariables& v) {
   return v.pattern.has_value() || v.matrix.has_value();
-}
-
-CallLimits limits_of(const HookConfig& c) {
-  CallLimits l;
-  l.timeout = c.timeout;
-  l.connect_timeout = c.connect_timeout;
-  l.timeout_setting = "TimeoutMs";
-  l.connect_timeout_setting = "ConnectTimeoutMs";
-  return l;
 }
 
 std::string traffic_text(const Traffic& t) {
@@ -145,7 +137,7 @@ int run_prolog(const HookConfig& config, const Environment& env, HookLog& log) {
   }
   const Clock::time_point start = Clock::now();
   const Reply reply =
-      call_controller(config.socket, request_to_json(*request).dump(), limits_of(config));
+      call_controller(config.socket, request_to_json(*request).dump(), call_limits(config));
   const std::string took = " after " + std::to_string(ms_since(start)) + " ms";
   switch (reply.status) {
     case Reply::Status::kOk: {
@@ -192,8 +184,8 @@ int run_epilog(const HookConfig& config, const Environment& env, HookLog& log) {
     return kExitOk;
   }
   const Clock::time_point start = Clock::now();
-  const Reply reply =
-      call_controller(config.socket, request_to_json(JobEndRequest{job}).dump(), limits_of(config));
+  const Reply reply = call_controller(config.socket, request_to_json(JobEndRequest{job}).dump(),
+                                      call_limits(config));
   const std::string took = " after " + std::to_string(ms_since(start)) + " ms";
   int status = kExitOk;
   switch (reply.status) {

@@ -22,15 +22,6 @@ std::string join(const std::vector<std::uint64_t>& ids, std::size_t max) {
   return out;
 }
 
-CallLimits limits_of(const HookConfig& c) {
-  CallLimits l;
-  l.timeout = c.timeout;
-  l.connect_timeout = c.connect_timeout;
-  l.timeout_setting = "TimeoutMs";
-  l.connect_timeout_setting = "ConnectTimeoutMs";
-  return l;
-}
-
 }  // namespace
 
 ReconcilePlan plan_reconcile(const std::set<std::uint64_t>& controller,
@@ -51,7 +42,7 @@ ReconcilePlan plan_reconcile(const std::set<std::uint64_t>& controller,
 
 int run_reconcile(const HookConfig& config, const SlurmJobsSource& slurm_jobs, HookLog& log) {
   const Reply listed =
-      call_controller(config.socket, request_to_json(JobsQuery{}).dump(), limits_of(config));
+      call_controller(config.socket, request_to_json(JobsQuery{}).dump(), call_limits(config));
   if (listed.status != Reply::Status::kOk) {
     log.error("reconcile: cannot list the controller's jobs: " +
               (listed.status == Reply::Status::kControllerError
@@ -96,7 +87,7 @@ int run_reconcile(const HookConfig& config, const SlurmJobsSource& slurm_jobs, H
     }
     ++sent;
     const Reply r = call_controller(
-        config.socket, request_to_json(JobEndRequest{JobId(job)}).dump(), limits_of(config));
+        config.socket, request_to_json(JobEndRequest{JobId(job)}).dump(), call_limits(config));
     if (r.status == Reply::Status::kOk) {
       log.warning("reconcile: job " + std::to_string(job) + " no longer runs in Slurm: ended, " +
                   r.response.value("entries_removed", nlohmann::json(0)).dump() +

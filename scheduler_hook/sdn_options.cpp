@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "plugin/notice/limits.hpp"
 #include "routing/patterns/mapping_kind.hpp"
 #include "routing/patterns/traffic_matrix.hpp"

@@ -5,15 +5,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <array>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <span>
-#include <sstream>
 
+#include "common/config_error.hpp"
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "common/yaml_reader.hpp"
 #include "flowtable/guid_text.hpp"
 #include "routing/algorithm.hpp"
@@ -340,12 +338,7 @@ void expand_path_templates(Config& c, std::uint64_t port_guid) {
 }
 
 Config load_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path, 0, 0, std::string("read failed: ") + std::strerror(errno));
-  Config c = parse_config(text.str(), path);
+  Config c = parse_config(read_config_file(path), path);
   struct stat st {};
   if (c.switch_key_source == SwitchKeySource::kConfig && ::stat(path.c_str(), &st) == 0 &&
       (st.st_mode & S_IROTH) != 0) {

@@ -6,16 +6,13 @@
 #include <variant>
 
 #include "plugin/controller/job_flows.hpp"
+#include "plugin/controller/job_text.hpp"
 #include "routing/flow_compiler.hpp"
 
 namespace ibsdn::plugin {
 namespace {
 
 using nlohmann::json;
-
-std::string job_text(JobId id) {
-  return "job " + std::to_string(id.value());
-}
 
 struct SelectedSwitch {
   NodeIdx node;

@@ -1,12 +1,11 @@
 #include "plugin/controller/host_map.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
 
+#include "common/config_error.hpp"
+#include "common/file_line_error.hpp"
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/config.hpp"
 
@@ -23,14 +22,10 @@ HostMap HostMap::parse(std::string_view text, std::string_view source_name) {
   HostMap map;
   std::unordered_map<std::uint64_t, std::size_t> by_guid;
   std::unordered_map<std::string, std::size_t> by_prefix;
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t eol = std::min(text.find('\n', pos), text.size());
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  TextLines lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::size_t line_no = lines.number();
     const auto fail = [&](std::size_t index, const std::string& what) {
       throw ConfigError(source_name, line_no, index + 1, what);
     };
@@ -105,12 +100,7 @@ HostMap HostMap::parse(std::string_view text, std::string_view source_name) {
 }
 
 HostMap HostMap::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path, 0, 0, std::string("read failed: ") + std::strerror(errno));
-  return parse(text.str(), path);
+  return parse(read_config_file(path), path);
 }
 
 const HostMapEntry* HostMap::find(std::string_view hostname) const {

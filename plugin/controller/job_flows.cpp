@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "routing/patterns/mapping.hpp"
 #include "routing/patterns/pattern.hpp"
 

@@ -23,16 +23,13 @@
 #include <exception>
 
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/job_text.hpp"
 #include "routing/route_quality.hpp"
 
 namespace ibsdn::plugin {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string job_text(JobId id) {
-  return "job " + std::to_string(id.value());
-}
 
 std::string load_text(double w) {
   char buf[32];

@@ -6,15 +6,9 @@
 #include <vector>
 
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/job_text.hpp"
 
 namespace ibsdn::plugin {
-namespace {
-
-std::string job_text(JobId id) {
-  return "job " + std::to_string(id.value());
-}
-
-}  // namespace
 
 void JobController::persist(JobId id, const Job& j) {
   if (store_ == nullptr) return;

@@ -7,9 +7,10 @@
 #include <unordered_map>
 #include <utility>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/job_text.hpp"
 #include "plugin/controller/path_signature.hpp"
 #include "plugin/controller/switch_sync.hpp"
 #include "routing/algorithm.hpp"
@@ -29,10 +30,6 @@ std::int64_t unix_ms_now() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string job_text(JobId id) {
-  return "job " + std::to_string(id.value());
 }
 
 std::string traffic_text(const Traffic& t) {

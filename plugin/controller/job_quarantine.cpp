@@ -10,16 +10,13 @@
 
 #include "flowtable/guid_text.hpp"
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/job_text.hpp"
 #include "plugin/controller/switch_sync.hpp"
 
 namespace ibsdn::plugin {
 namespace {
 
 using nlohmann::json;
-
-std::string job_text(JobId id) {
-  return "job " + std::to_string(id.value());
-}
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/job_text.hpp"
 #include "plugin/controller/path_signature.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/flow_compiler.hpp"
@@ -14,10 +15,6 @@ namespace ibsdn::plugin {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string job_text(JobId id) {
-  return "job " + std::to_string(id.value());
-}
 
 }  // namespace
 

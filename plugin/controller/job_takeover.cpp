@@ -19,13 +19,10 @@
 
 #include "common/names.hpp"
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/job_text.hpp"
 
 namespace ibsdn::plugin {
 namespace {
-
-std::string job_text(JobId id) {
-  return "job " + std::to_string(id.value());
-}
 
 /// The Slurm host name of HCA `n`: the host map's entry for it, else its NodeDescription's first
 /// word; empty when neither is a valid host name.

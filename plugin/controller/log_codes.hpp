@@ -6,7 +6,7 @@
 //   5D1x  plugin/opensm/controller_bridge.cpp     5D2x  plugin/opensm/controller_runtime.cpp
 //   5D3x  job_controller.cpp               5D4x  job_placement.cpp
 //   5D5x  job_reconcile.cpp                5D6x  job_audit.cpp
-//   5D7x  job_persistence.cpp              5D8x  notice_server.cpp
+//   5D7x  job_persistence.cpp              5D8x  notice_server.cpp, notice_framing.cpp
 // A code names one condition at one place and never changes meaning: operators search for it, and
 // docs/operations.md ("Log messages") says what each means and what to do.
 #pragma once
@@ -50,7 +50,7 @@ enum class LogCode : std::uint16_t {
   kJobQuarantined = 0x5D72,       // a stored job is unreadable: quarantined now
   kJobStaysQuarantined = 0x5D73,  // a job quarantined before is still there
   kQuarantineFailed = 0x5D74,     // an unreadable job could not be moved to the quarantine
-  // notice_server.cpp
+  // notice_server.cpp; 5D8B notice_framing.cpp
   kServerLoopFailed = 0x5D80,     // the server's loop threw; it continues
   kPollFailed = 0x5D81,           // poll() failed
   kRequestDropped = 0x5D82,       // the controller dropped a request unanswered

@@ -1,39 +1,51 @@
 #include "plugin/controller/notice_server.hpp"
 
-#include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <deque>
-#include <map>
 #include <mutex>
-#include <stdexcept>
 #include <string_view>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "common/unique_fd.hpp"
 #include "plugin/controller/log_codes.hpp"
-#include "plugin/controller/refusal_log.hpp"
+#include "plugin/controller/notice_admission.hpp"
+#include "plugin/controller/notice_connection.hpp"
+#include "plugin/controller/notice_framing.hpp"
+#include "plugin/controller/notice_outbox.hpp"
+#include "plugin/controller/notice_socket.hpp"
 
 namespace ibsdn {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using notice_detail::check_socket_path;
+using notice_detail::Clock;
+using notice_detail::Connection;
+using notice_detail::errno_text;
+using notice_detail::fail_socket;
+using notice_detail::fail_socket_errno;
+using notice_detail::flush;
+using notice_detail::Frame;
+using notice_detail::listen_on;
+using notice_detail::ListeningSocket;
+using notice_detail::next_frame;
+using notice_detail::Outbox;
+using notice_detail::peer_text;
+using notice_detail::Posted;
+using notice_detail::read_some;
+using notice_detail::remove_socket_file;
+using notice_detail::ReplyToken;
+using notice_detail::send_line;
 
-constexpr std::size_t kReadChunk = 64 * 1024;
 // Connections accepted per wake-up, so that a connect storm cannot starve open connections.
 constexpr int kAcceptsPerWakeup = 64;
 // After accept() failed for lack of descriptors or memory the listener stays readable; without a
@@ -41,205 +53,6 @@ constexpr int kAcceptsPerWakeup = 64;
 constexpr std::chrono::milliseconds kAcceptPause{100};
 // After an unexpected failure of the loop itself (ENOMEM): keeps a lasting one from spinning.
 constexpr std::chrono::milliseconds kRetryPause{10};
-
-// strerror() may share a buffer between threads; this does not.
-std::string errno_text(int err) {
-  return std::system_category().message(err);
-}
-
-sockaddr_un socket_address(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  return addr;
-}
-
-[[noreturn]] void fail(const std::string& path, const std::string& why) {
-  throw std::runtime_error("notice socket " + path + ": " + why);
-}
-
-// `what` is a literal or a view built beforehand: building a message must not clobber errno.
-[[noreturn]] void fail_errno(const std::string& path, std::string_view what) {
-  const int err = errno;
-  fail(path, std::string(what) + ": " + errno_text(err));
-}
-
-void check_path(const std::string& path) {
-  if (path.empty() || path.front() != '/') fail(path, "not an absolute path");
-  if (path.size() >= sizeof(sockaddr_un::sun_path)) {
-    fail(path, "longer than " + std::to_string(sizeof(sockaddr_un::sun_path) - 1) +
-                   " bytes, the limit of a Unix socket address");
-  }
-  if (path.find('\0') != std::string::npos) fail(path, "contains a NUL byte");
-  if (path.back() == '/') fail(path, "names a directory");
-}
-
-gid_t lookup_group(const std::string& path, const std::string& group) {
-  std::vector<char> buffer(1024);
-  ::group entry{};
-  ::group* found = nullptr;
-  int err;
-  while ((err = ::getgrnam_r(group.c_str(), &entry, buffer.data(), buffer.size(), &found)) ==
-             ERANGE &&
-         buffer.size() < (std::size_t{1} << 20)) {
-    buffer.resize(buffer.size() * 2);
-  }
-  if (err != 0) fail(path, "cannot look up group '" + group + "': " + errno_text(err));
-  if (found == nullptr) fail(path, "group '" + group + "' does not exist");
-  return found->gr_gid;
-}
-
-// Creates the socket's directory when missing. Only the last component: a missing ancestor more
-// likely means a wrong path than a directory to create as root.
-void make_parent_directory(const std::string& path) {
-  const std::string parent = path.substr(0, std::max<std::size_t>(path.rfind('/'), 1));
-  struct stat st {};
-  if (::stat(parent.c_str(), &st) == 0) {
-    if (!S_ISDIR(st.st_mode)) fail(path, "the parent " + parent + " is not a directory");
-    return;
-  }
-  if (errno != ENOENT) fail_errno(path, "cannot stat its directory");
-  if (::mkdir(parent.c_str(), 0755) != 0) {
-    if (errno == EEXIST) return;  // created meanwhile by someone else: not ours to chmod
-    fail_errno(path, "cannot create its directory");
-  }
-  // mkdir applies the umask; the directory must be traversable by the socket's group.
-  if (::chmod(parent.c_str(), 0755) != 0) {
-    fail_errno(path, "cannot set mode 0755 on its directory");
-  }
-}
-
-// Removes a socket file left by a server that died without unlinking it. A socket that accepts
-// connections (or has a full backlog) belongs to a live server: taking it over would silently cut
-// that server off from its clients.
-void remove_stale_socket(const std::string& path) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return;
-    fail_errno(path, "cannot stat");
-  }
-  if (!S_ISSOCK(st.st_mode)) fail(path, "exists and is not a socket; refusing to remove it");
-  const UniqueFd probe(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (probe.get() < 0) fail_errno(path, "cannot create a socket");
-  const sockaddr_un addr = socket_address(path);
-  int rc;
-  do {
-    rc = ::connect(probe.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
-  } while (rc != 0 && errno == EINTR);
-  if (rc == 0 || errno == EAGAIN || errno == EINPROGRESS) {
-    fail(path, "another process is listening on this socket; refusing to take it over");
-  }
-  if (errno == ENOENT) return;  // removed meanwhile
-  if (errno != ECONNREFUSED) {
-    fail_errno(path, "cannot tell whether the existing socket is in use");
-  }
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    fail_errno(path, "cannot remove the stale socket");
-  }
-}
-
-std::string peer_text(const PeerCredentials& p) {
-  return "pid " + std::to_string(p.pid) + " uid " + std::to_string(p.uid) + " gid " +
-         std::to_string(p.gid);
-}
-
-// ---- What a Reply reaches: shared with the server thread, outliving the server -------------
-
-struct Posted {
-  std::uint64_t connection = 0;
-  std::uint64_t request = 0;
-  std::string line;
-  bool dropped = false;  // the handler let every copy of the Reply go unanswered
-};
-
-// Replies travel from any thread to the server thread through this queue and the eventfd.
-// `closed` is set (under the mutex) before the eventfd is closed, so a late Reply never writes
-// to a descriptor number the process has reused meanwhile.
-struct Outbox {
-  std::mutex mutex;
-  bool closed = false;
-  int wake_fd = -1;
-  std::vector<Posted> posted;
-
-  void wake_locked() const {
-    const std::uint64_t one = 1;
-    // EAGAIN means the counter is already far from zero: the thread will wake anyway.
-    while (::write(wake_fd, &one, sizeof one) < 0 && errno == EINTR) {
-    }
-  }
-  void post(Posted p) {
-    const std::lock_guard lock(mutex);
-    if (closed) return;
-    posted.push_back(std::move(p));
-    wake_locked();
-  }
-  void close() {
-    const std::lock_guard lock(mutex);
-    if (closed) return;
-    closed = true;
-    wake_locked();
-  }
-};
-
-// Shared by the copies of one Reply: makes only the first call count, and notices when none
-// was made.
-class ReplyToken {
- public:
-  ReplyToken(std::weak_ptr<Outbox> outbox, std::uint64_t connection, std::uint64_t request)
-      : outbox_(std::move(outbox)), connection_(connection), request_(request) {}
-  ReplyToken(const ReplyToken&) = delete;
-  ReplyToken& operator=(const ReplyToken&) = delete;
-  ~ReplyToken() {
-    if (used_.exchange(true)) return;
-    try {
-      if (const auto outbox = outbox_.lock()) outbox->post({connection_, request_, {}, true});
-    } catch (...) {
-      // Out of memory in a destructor: the client's idle timeout does not apply while its
-      // request is out, but stop() still closes the connection.
-    }
-  }
-  void reply(std::string line) {
-    if (used_.exchange(true)) return;
-    if (const auto outbox = outbox_.lock()) {
-      outbox->post({connection_, request_, std::move(line), false});
-    }
-  }
-
- private:
-  std::weak_ptr<Outbox> outbox_;
-  std::uint64_t connection_;
-  std::uint64_t request_;
-  std::atomic<bool> used_{false};
-};
-
-struct Connection {
-  std::uint64_t id = 0;
-  UniqueFd fd;
-  PeerCredentials peer;
-  bool privileged = false;  // root or the scheduler
-  std::chrono::milliseconds idle_timeout{0};
-  std::string in;  // received bytes; in[in_pos..] is not yet consumed
-  std::size_t in_pos = 0;
-  std::size_t scanned = 0;  // in[in_pos..scanned) holds no '\n'
-  std::string out;          // out[out_pos..] is not yet written
-  std::size_t out_pos = 0;
-  std::optional<std::uint64_t> awaiting;  // the request the handler has
-  std::uint64_t requests = 0;
-  bool eof = false;          // the peer shut down its writing side
-  bool close_after = false;  // close once `out` is written
-  bool dead = false;         // close now
-  bool queued = false;       // in the server's ready queue
-  Clock::time_point last_activity;
-
-  [[nodiscard]] bool out_empty() const { return out_pos == out.size(); }
-  /// Read only when every buffered byte was scanned without finding a complete line: lines wait
-  /// for their turn in the kernel's buffer, not in ours.
-  [[nodiscard]] bool wants_read() const {
-    return !eof && !close_after && !dead && !awaiting && out_empty() && scanned == in.size();
-  }
-  /// Could take a step now (serve a line, or find out that it is finished).
-  [[nodiscard]] bool may_step() const { return !dead && !awaiting && out_empty(); }
-};
 
 // The server whose thread this is, so that stop() knows when it is called from the handler.
 thread_local const void* t_running_server = nullptr;
@@ -249,7 +62,9 @@ thread_local const void* t_running_server = nullptr;
 class NoticeServer::Impl {
  public:
   Impl(Settings settings, Handler handler, Log log)
-      : settings_(std::move(settings)), handler_(std::move(handler)), log_(std::move(log)) {}
+      : settings_(std::move(settings)),
+        handler_(std::move(handler)),
+        log_(settings_.path, std::move(log)) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   ~Impl() { stop(); }
@@ -262,34 +77,23 @@ class NoticeServer::Impl {
  private:
   void run() noexcept;
   void loop_once();
-  bool stop_requested();
   void drain_outbox();
   void accept_connections();
   void handle_io(Connection& c, short revents);
-  void read_some(Connection& c);
   void mark_ready(Connection& c);
   void serve_ready();
   bool step(Connection& c);
-  [[nodiscard]] std::optional<std::string> refusal(const PeerCredentials& peer, bool privileged,
-                                                   std::string& log_reason) const;
   void dispatch(Connection& c, std::string_view line);
-  void send_line(Connection& c, std::string line);
-  void flush(Connection& c);
   void check_idle(Clock::time_point now);
   void sweep();
   int poll_timeout_ms(Clock::time_point now) const;
-  void log_refusals(std::vector<RefusalLog::Summary> summaries);
-  void log(LogLevel level, const std::string& message) noexcept;
-  void log(LogCode code, const std::string& message) noexcept;
 
   const Settings settings_;
   const Handler handler_;
-  const Log log_;
+  const notice_detail::ServerLog log_;
 
   UniqueFd listen_fd_;
-  UniqueFd wake_fd_;
-  ino_t socket_ino_ = 0;
-  dev_t socket_dev_ = 0;
+  notice_detail::SocketFile socket_file_;
   std::shared_ptr<Outbox> outbox_ = std::make_shared<Outbox>();
   std::thread thread_;
   std::mutex stop_mutex_;
@@ -297,94 +101,46 @@ class NoticeServer::Impl {
   std::atomic<std::size_t> open_{0};
 
   // Owned by the server thread.
-  std::map<std::uint64_t, Connection> connections_;
+  notice_detail::Connections connections_;
   // Connections that may take a step, in the order they became ready: served round-robin, one
   // step each per turn.
   std::deque<std::uint64_t> ready_;
   std::uint64_t next_connection_ = 0;
   Clock::time_point accept_paused_until_{};
-  RefusalLog refusals_{settings_.refusal_log_interval};
+  notice_detail::Admission admission_{settings_, log_};
 };
-
-void NoticeServer::Impl::log(LogLevel level, const std::string& message) noexcept {
-  if (!log_) return;
-  try {
-    log_(level, in_context("notice server " + settings_.path + ": ", message));
-  } catch (...) {
-    // A failing logger must not take the server (or OpenSM) down with it.
-  }
-}
-
-void NoticeServer::Impl::log(LogCode code, const std::string& message) noexcept {
-  try {
-    log(LogLevel::kError, error_line(code, message));
-  } catch (...) {
-  }
-}
-
-void NoticeServer::Impl::log_refusals(std::vector<RefusalLog::Summary> summaries) {
-  for (const RefusalLog::Summary& s : summaries) log(LogLevel::kWarn, RefusalLog::text(s));
-}
 
 void NoticeServer::Impl::start() {
   const std::string& path = settings_.path;
-  check_path(path);
-  if (!handler_) fail(path, "no request handler");
-  if (settings_.max_connections == 0) fail(path, "max_connections must be at least 1");
+  check_socket_path(path);
+  if (!handler_) fail_socket(path, "no request handler");
+  if (settings_.max_connections == 0) fail_socket(path, "max_connections must be at least 1");
   if (settings_.max_connections_per_uid == 0 ||
       settings_.max_connections_per_uid > settings_.max_connections) {
-    fail(path, "max_connections_per_uid must be in 1..max_connections");
+    fail_socket(path, "max_connections_per_uid must be in 1..max_connections");
   }
   if (settings_.reserved_for_scheduler >= settings_.max_connections) {
-    fail(path, "reserved_for_scheduler must be below max_connections");
+    fail_socket(path, "reserved_for_scheduler must be below max_connections");
   }
   if (settings_.idle_timeout.count() <= 0 || settings_.scheduler_idle_timeout.count() <= 0) {
-    fail(path, "idle timeouts must be positive");
+    fail_socket(path, "idle timeouts must be positive");
   }
-  if (settings_.max_output_bytes == 0) fail(path, "max_output_bytes must be at least 1");
-  // Before anything is created, so that a wrong group leaves no file behind.
-  std::optional<gid_t> gid;
-  if (settings_.group) gid = lookup_group(path, *settings_.group);
-
-  make_parent_directory(path);
-  remove_stale_socket(path);
-
-  UniqueFd sock(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (sock.get() < 0) fail_errno(path, "cannot create a socket");
-  const sockaddr_un addr = socket_address(path);
-  if (::bind(sock.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-    const int err = errno;
-    fail(path, err == EADDRINUSE ? "another process created the socket meanwhile"
-                                 : "cannot bind: " + errno_text(err));
-  }
-  // From here on a failure removes the file again. Group and mode are set before listen(): until
-  // then every connect() is refused, so the umask-dependent mode bind() gave is never usable.
+  if (settings_.max_output_bytes == 0) fail_socket(path, "max_output_bytes must be at least 1");
+  ListeningSocket sock = listen_on(path, settings_.group);
+  // From here on, too, a failure removes the file again.
   try {
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) fail_errno(path, "cannot stat after bind");
-    socket_ino_ = st.st_ino;
-    socket_dev_ = st.st_dev;
-    if (gid && ::chown(path.c_str(), static_cast<uid_t>(-1), *gid) != 0) {
-      const int err = errno;
-      fail(path, "cannot give the socket to group '" + *settings_.group + "': " + errno_text(err));
-    }
-    const mode_t mode = gid ? 0660 : 0600;
-    if (::chmod(path.c_str(), mode) != 0) {
-      fail_errno(path, "cannot set the socket's mode");
-    }
-    if (::listen(sock.get(), SOMAXCONN) != 0) fail_errno(path, "cannot listen");
     UniqueFd wake(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-    if (wake.get() < 0) fail_errno(path, "cannot create an eventfd");
-    outbox_->wake_fd = wake.get();
-    listen_fd_ = std::move(sock);
-    wake_fd_ = std::move(wake);
+    if (wake.get() < 0) fail_socket_errno(path, "cannot create an eventfd");
+    listen_fd_ = std::move(sock.fd);
+    socket_file_ = sock.file;
+    outbox_->attach_wake_fd(std::move(wake));
     thread_ = std::thread([this] { run(); });
   } catch (...) {
     ::unlink(path.c_str());
     throw;
   }
-  log(LogLevel::kInfo,
-      "listening, mode " + (gid ? "0660, group " + *settings_.group : std::string("0600")));
+  log_(LogLevel::kInfo, "listening, mode " + (settings_.group ? "0660, group " + *settings_.group
+                                                              : std::string("0600")));
 }
 
 void NoticeServer::Impl::stop() {
@@ -398,49 +154,34 @@ void NoticeServer::Impl::stop() {
   outbox_->close();
   if (thread_.joinable()) thread_.join();
   stopped_ = true;
-  {
-    // Under the outbox's mutex: a Reply racing with us sees `closed` and leaves the fd alone.
-    const std::lock_guard outbox_lock(outbox_->mutex);
-    outbox_->wake_fd = -1;
-    wake_fd_.reset();
-  }
+  outbox_->close_wake_fd();
   if (listen_fd_.get() < 0) return;  // start() failed
   listen_fd_.reset();
   // Only our own file: a successor may already have replaced it.
-  struct stat st {};
-  if (::lstat(settings_.path.c_str(), &st) == 0 && st.st_ino == socket_ino_ &&
-      st.st_dev == socket_dev_) {
-    if (::unlink(settings_.path.c_str()) != 0) {
-      const int err = errno;
-      log(LogLevel::kWarn, "cannot remove the socket file: " + errno_text(err));
-    }
+  if (const int err = remove_socket_file(settings_.path, socket_file_); err != 0) {
+    log_(LogLevel::kWarn, "cannot remove the socket file: " + errno_text(err));
   }
-  log(LogLevel::kInfo, "stopped");
-}
-
-bool NoticeServer::Impl::stop_requested() {
-  const std::lock_guard lock(outbox_->mutex);
-  return outbox_->closed;
+  log_(LogLevel::kInfo, "stopped");
 }
 
 void NoticeServer::Impl::run() noexcept {
   t_running_server = this;
   while (true) {
     try {
-      if (stop_requested()) break;
+      if (outbox_->closed()) break;
       loop_once();
     } catch (const std::exception& e) {
-      log(LogCode::kServerLoopFailed, std::string("unexpected failure, continuing: ") + e.what());
+      log_(LogCode::kServerLoopFailed, std::string("unexpected failure, continuing: ") + e.what());
       std::this_thread::sleep_for(kRetryPause);
     } catch (...) {
-      log(LogCode::kServerLoopFailed, "unexpected failure, continuing");
+      log_(LogCode::kServerLoopFailed, "unexpected failure, continuing");
       std::this_thread::sleep_for(kRetryPause);
     }
   }
   connections_.clear();
   open_.store(0);
   try {
-    log_refusals(refusals_.flush());
+    admission_.log_all();
   } catch (...) {
   }
 }
@@ -453,7 +194,7 @@ void NoticeServer::Impl::loop_once() {
   std::vector<pollfd> fds;
   std::vector<std::uint64_t> ids;
   fds.reserve(connections_.size() + 2);
-  fds.push_back({wake_fd_.get(), POLLIN, 0});
+  fds.push_back({outbox_->wake_fd(), POLLIN, 0});
   const Clock::time_point now = Clock::now();
   fds.push_back({now >= accept_paused_until_ ? listen_fd_.get() : -1, POLLIN, 0});
   for (const auto& [id, c] : connections_) {
@@ -471,15 +212,11 @@ void NoticeServer::Impl::loop_once() {
   if (n < 0) {
     if (errno == EINTR) return;
     const int err = errno;
-    log(LogCode::kPollFailed, "poll failed: " + errno_text(err));
+    log_(LogCode::kPollFailed, "poll failed: " + errno_text(err));
     std::this_thread::sleep_for(kRetryPause);
     return;
   }
-  if (fds[0].revents != 0) {
-    std::uint64_t count = 0;
-    while (::read(wake_fd_.get(), &count, sizeof count) < 0 && errno == EINTR) {
-    }
-  }
+  if (fds[0].revents != 0) outbox_->consume_wake();
   if (fds[1].revents != 0) accept_connections();
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (fds[i + 2].revents == 0) continue;
@@ -489,17 +226,17 @@ void NoticeServer::Impl::loop_once() {
     try {
       handle_io(c, fds[i + 2].revents);
     } catch (const std::exception& e) {
-      log(LogCode::kIoFailed, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log_(LogCode::kIoFailed, "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
   check_idle(Clock::now());
-  log_refusals(refusals_.due(Clock::now()));
+  admission_.log_due(Clock::now());
   sweep();
 }
 
 int NoticeServer::Impl::poll_timeout_ms(Clock::time_point now) const {
-  std::optional<Clock::time_point> wake = refusals_.next_due();
+  std::optional<Clock::time_point> wake = admission_.next_due();
   if (now < accept_paused_until_ && (!wake || accept_paused_until_ < *wake)) {
     wake = accept_paused_until_;
   }
@@ -516,11 +253,7 @@ int NoticeServer::Impl::poll_timeout_ms(Clock::time_point now) const {
 }
 
 void NoticeServer::Impl::drain_outbox() {
-  std::vector<Posted> posted;
-  {
-    const std::lock_guard lock(outbox_->mutex);
-    posted.swap(outbox_->posted);
-  }
+  std::vector<Posted> posted = outbox_->take();
   for (Posted& p : posted) {
     const auto it = connections_.find(p.connection);
     // Gone (closed meanwhile), or a second answer to the same request.
@@ -530,24 +263,24 @@ void NoticeServer::Impl::drain_outbox() {
       c.awaiting.reset();
       c.last_activity = Clock::now();
       if (p.dropped) {
-        log(LogCode::kRequestDropped,
-            "a request of " + peer_text(c.peer) + " was dropped unanswered");
+        log_(LogCode::kRequestDropped,
+             "a request of " + peer_text(c.peer) + " was dropped unanswered");
         p.line = to_line(
             error_response(ErrorCode::kInternal, "the controller dropped the request unanswered"));
       } else {
         if (p.line.empty() || p.line.back() != '\n') p.line += '\n';
         if (p.line.size() == 1 || p.line.find('\n') != p.line.size() - 1) {
-          log(LogCode::kResponseMalformed,
-              "a response for " + peer_text(c.peer) +
-                  " is empty or spans several lines; sending an internal error");
+          log_(LogCode::kResponseMalformed,
+               "a response for " + peer_text(c.peer) +
+                   " is empty or spans several lines; sending an internal error");
           p.line = to_line(error_response(ErrorCode::kInternal, "the response was malformed"));
         }
       }
-      send_line(c, std::move(p.line));
+      send_line(c, std::move(p.line), settings_.max_output_bytes, log_);
       mark_ready(c);
     } catch (const std::exception& e) {
-      log(LogCode::kReplyFailed,
-          "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log_(LogCode::kReplyFailed,
+           "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
@@ -560,9 +293,9 @@ void NoticeServer::Impl::accept_connections() {
       const int err = errno;
       if (err == EINTR || err == ECONNABORTED || err == EPROTO) continue;
       if (err == EAGAIN || err == EWOULDBLOCK) return;
-      log(LogCode::kAcceptFailed, "accept failed, pausing for " +
-                                      std::to_string(kAcceptPause.count()) +
-                                      " ms: " + errno_text(err));
+      log_(LogCode::kAcceptFailed, "accept failed, pausing for " +
+                                       std::to_string(kAcceptPause.count()) +
+                                       " ms: " + errno_text(err));
       accept_paused_until_ = Clock::now() + kAcceptPause;
       return;
     }
@@ -570,24 +303,13 @@ void NoticeServer::Impl::accept_connections() {
     socklen_t len = sizeof cred;
     if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
       const int err = errno;
-      log(LogCode::kNoPeerCredentials,
-          "closing a connection without peer credentials: " + errno_text(err));
+      log_(LogCode::kNoPeerCredentials,
+           "closing a connection without peer credentials: " + errno_text(err));
       continue;
     }
     const PeerCredentials peer{cred.pid, cred.uid, cred.gid};
-    const bool privileged =
-        peer.uid == 0 || (settings_.scheduler_uid && peer.uid == *settings_.scheduler_uid);
-    std::string log_reason;
-    if (const std::optional<std::string> why = refusal(peer, privileged, log_reason)) {
-      if (refusals_.refused(peer.uid, log_reason, Clock::now())) {
-        log(LogLevel::kWarn, "refusing the connection of " + peer_text(peer) + ": " + log_reason);
-      }
-      // The socket's buffer is empty, so one short line fits; if it does not, the client only
-      // misses the explanation.
-      const std::string line = to_line(error_response(ErrorCode::kBusy, *why));
-      (void)::send(fd.get(), line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-      continue;
-    }
+    const bool privileged = admission_.privileged(peer.uid);
+    if (!admission_.admit(fd.get(), peer, privileged, connections_, Clock::now())) continue;
     const std::uint64_t id = ++next_connection_;
     Connection& c = connections_[id];
     c.id = id;
@@ -597,44 +319,22 @@ void NoticeServer::Impl::accept_connections() {
     c.idle_timeout = privileged ? settings_.scheduler_idle_timeout : settings_.idle_timeout;
     c.last_activity = Clock::now();
     open_.store(connections_.size());
-    log(LogLevel::kDebug, "connection " + std::to_string(id) + " from " + peer_text(peer));
+    log_(LogLevel::kDebug, "connection " + std::to_string(id) + " from " + peer_text(peer));
   }
 }
 
 void NoticeServer::Impl::handle_io(Connection& c, short revents) {
   if ((revents & POLLNVAL) != 0) {
-    log(LogCode::kInvalidDescriptor,
-        "connection " + std::to_string(c.id) + " has an invalid descriptor");
+    log_(LogCode::kInvalidDescriptor,
+         "connection " + std::to_string(c.id) + " has an invalid descriptor");
     c.dead = true;
     return;
   }
   // POLLHUP and POLLERR: the read or write below finds out what happened.
   const bool failed = (revents & (POLLHUP | POLLERR)) != 0;
-  if (!c.out_empty() && ((revents & POLLOUT) != 0 || failed)) flush(c);
-  if (c.wants_read() && ((revents & POLLIN) != 0 || failed)) read_some(c);
+  if (!c.out_empty() && ((revents & POLLOUT) != 0 || failed)) flush(c, log_);
+  if (c.wants_read() && ((revents & POLLIN) != 0 || failed)) read_some(c, log_);
   mark_ready(c);
-}
-
-void NoticeServer::Impl::read_some(Connection& c) {
-  if (c.in_pos > 0) {
-    c.in.erase(0, c.in_pos);
-    c.scanned -= c.in_pos;
-    c.in_pos = 0;
-  }
-  const std::size_t old_size = c.in.size();
-  c.in.resize(old_size + kReadChunk);
-  ssize_t n;
-  do {
-    n = ::recv(c.fd.get(), c.in.data() + old_size, kReadChunk, MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
-  c.in.resize(old_size + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
-  if (n == 0) {
-    c.eof = true;
-  } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-    const int err = errno;
-    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " failed: " + errno_text(err));
-    c.dead = true;
-  }
 }
 
 void NoticeServer::Impl::mark_ready(Connection& c) {
@@ -657,8 +357,8 @@ void NoticeServer::Impl::serve_ready() {
     try {
       if (step(c)) mark_ready(c);
     } catch (const std::exception& e) {
-      log(LogCode::kServeFailed,
-          "closing the connection of " + peer_text(c.peer) + ": " + e.what());
+      log_(LogCode::kServeFailed,
+           "closing the connection of " + peer_text(c.peer) + ": " + e.what());
       c.dead = true;
     }
   }
@@ -670,92 +370,27 @@ void NoticeServer::Impl::serve_ready() {
 // waiting).
 bool NoticeServer::Impl::step(Connection& c) {
   bool served = false;
-  while (!served && !c.dead && !c.close_after && !c.awaiting && c.out_empty()) {
-    const std::size_t newline = c.in.find('\n', c.scanned);
-    std::string_view rest(c.in);
-    rest.remove_prefix(c.in_pos);
-    if (newline == std::string::npos) {
-      c.scanned = c.in.size();
-      // A "\r" may still precede the '\n' of a line of exactly the limit.
-      const bool over = rest.size() > kMaxNoticeLineBytes + 1 ||
-                        (rest.size() == kMaxNoticeLineBytes + 1 && rest.back() != '\r');
-      if (over) {
-        log(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) +
-                                 ": a line exceeds " + std::to_string(kMaxNoticeLineBytes) +
-                                 " bytes");
-        send_line(c,
-                  to_line(error_response(ErrorCode::kTooLarge,
-                                         "the line exceeds " + std::to_string(kMaxNoticeLineBytes) +
-                                             " bytes without a newline")));
-        c.close_after = true;
-        break;
-      }
-      if (!c.eof) break;
-      // The client shut down its side after a last line without '\n': that line is complete.
-      c.in_pos = c.in.size();
-      c.scanned = c.in.size();
-      if (rest.empty() || rest == "\r") break;
-      dispatch(c, std::string(rest));
-      served = true;
-      break;
-    }
-    const std::string_view line = rest.substr(0, newline - c.in_pos);
-    c.in_pos = newline + 1;
-    c.scanned = c.in_pos;
-    if (line.empty() || line == "\r") continue;
-    const std::size_t length = line.size() - (line.back() == '\r' ? 1 : 0);
-    if (length > kMaxNoticeLineBytes) {
-      // Treated like a line still without '\n': whether the newline had arrived is chance.
-      log(LogLevel::kWarn, "closing the connection of " + peer_text(c.peer) + ": a line has " +
-                               std::to_string(length) + " bytes");
-      send_line(c, to_line(error_response(ErrorCode::kTooLarge,
-                                          "the line has " + std::to_string(length) +
-                                              " bytes, the limit is " +
-                                              std::to_string(kMaxNoticeLineBytes))));
+  if (c.may_step() && !c.close_after) {
+    const Frame frame = next_frame(c);
+    if (frame.kind == Frame::Kind::kTooLong) {
+      log_(LogLevel::kWarn,
+           "closing the connection of " + peer_text(c.peer) + ": " + frame.log_reason);
+      send_line(c, to_line(error_response(ErrorCode::kTooLarge, frame.answer)),
+                settings_.max_output_bytes, log_);
       c.close_after = true;
-      break;
+    } else if (frame.kind == Frame::Kind::kLine) {
+      dispatch(c, frame.line);
+      served = true;
     }
-    dispatch(c, line);
-    served = true;
   }
   if (c.dead || !c.out_empty() || c.awaiting) return served;
   if (c.close_after) {
     c.dead = true;
   } else if (c.eof && c.in_pos == c.in.size()) {
-    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " finished");
+    log_(LogLevel::kDebug, "connection " + std::to_string(c.id) + " finished");
     c.dead = true;
   }
   return served;
-}
-
-std::optional<std::string> NoticeServer::Impl::refusal(const PeerCredentials& peer, bool privileged,
-                                                       std::string& log_reason) const {
-  if (connections_.size() >= settings_.max_connections) {
-    log_reason = std::to_string(connections_.size()) + " connections are open";
-    return "too many connections";
-  }
-  if (privileged) return std::nullopt;
-  std::size_t of_uid = 0;
-  std::size_t unprivileged = 0;
-  for (const auto& [id, c] : connections_) {
-    if (c.privileged) continue;
-    ++unprivileged;
-    if (c.peer.uid == peer.uid) ++of_uid;
-  }
-  if (of_uid >= settings_.max_connections_per_uid) {
-    log_reason = "uid " + std::to_string(peer.uid) + " holds " + std::to_string(of_uid) +
-                 (of_uid == 1 ? " connection" : " connections") + ", the per-uid limit is " +
-                 std::to_string(settings_.max_connections_per_uid);
-    return log_reason;
-  }
-  if (unprivileged >= settings_.max_connections - settings_.reserved_for_scheduler) {
-    log_reason = std::to_string(unprivileged) +
-                 " connections of users other than root and the scheduler are open, their limit; " +
-                 std::to_string(settings_.reserved_for_scheduler) +
-                 " more are reserved for root and the scheduler";
-    return "too many connections (the others are reserved for root and the scheduler)";
-  }
-  return std::nullopt;
 }
 
 void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
@@ -763,9 +398,9 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
   const ParsedRequest parsed = parse_request(line);
   if (!parsed.ok()) {
     const RequestError& e = parsed.error();
-    log(LogLevel::kDebug, "refused a request of " + peer_text(c.peer) + ": " +
-                              std::string(to_string(e.code)) + ": " + e.message);
-    send_line(c, to_line(error_response(e)));
+    log_(LogLevel::kDebug, "refused a request of " + peer_text(c.peer) + ": " +
+                               std::string(to_string(e.code)) + ": " + e.message);
+    send_line(c, to_line(error_response(e)), settings_.max_output_bytes, log_);
     return;
   }
   const std::uint64_t request = ++c.requests;
@@ -776,67 +411,26 @@ void NoticeServer::Impl::dispatch(Connection& c, std::string_view line) {
   try {
     handler_(parsed.request(), c.peer, reply);
   } catch (const std::exception& e) {
-    log(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
-                                     peer_text(c.peer) + ": " + e.what());
+    log_(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
+                                      peer_text(c.peer) + ": " + e.what());
     token->reply(to_line(error_response(ErrorCode::kInternal,
                                         "the controller failed on this request; see its log")));
   } catch (...) {
-    log(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
-                                     peer_text(c.peer) + " (not a std::exception)");
+    log_(LogCode::kHandlerFailed, "the handler failed on a " + std::string(op) + " request of " +
+                                      peer_text(c.peer) + " (not a std::exception)");
     token->reply(to_line(error_response(ErrorCode::kInternal,
                                         "the controller failed on this request; see its log")));
   }
-}
-
-void NoticeServer::Impl::send_line(Connection& c, std::string line) {
-  const std::size_t pending = c.out.size() - c.out_pos;
-  if (pending + line.size() > settings_.max_output_bytes) {
-    log(LogCode::kOutputLimitExceeded, "closing the connection of " + peer_text(c.peer) +
-                                           ": a response of " + std::to_string(line.size()) +
-                                           " bytes exceeds the output limit of " +
-                                           std::to_string(settings_.max_output_bytes) + " bytes");
-    c.dead = true;
-    return;
-  }
-  if (c.out_empty()) {
-    c.out = std::move(line);
-    c.out_pos = 0;
-  } else {
-    c.out.append(line);
-  }
-  flush(c);
-}
-
-void NoticeServer::Impl::flush(Connection& c) {
-  while (!c.out_empty()) {
-    const ssize_t n = ::send(c.fd.get(), c.out.data() + c.out_pos, c.out.size() - c.out_pos,
-                             MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      c.out_pos += static_cast<std::size_t>(n);
-      c.last_activity = Clock::now();
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    // EPIPE, ECONNRESET: the client is gone; what it had not read yet goes with it.
-    const int err = errno;
-    log(LogLevel::kDebug, "connection " + std::to_string(c.id) + " of " + peer_text(c.peer) +
-                              " closed before reading its response: " + errno_text(err));
-    c.dead = true;
-    return;
-  }
-  c.out.clear();
-  c.out_pos = 0;
 }
 
 void NoticeServer::Impl::check_idle(Clock::time_point now) {
   for (auto& [id, c] : connections_) {
     if (c.awaiting || c.dead || now - c.last_activity < c.idle_timeout) continue;
     const bool partial = c.in_pos < c.in.size();
-    log(partial || !c.out_empty() ? LogLevel::kWarn : LogLevel::kDebug,
-        "closing connection " + std::to_string(id) + " of " + peer_text(c.peer) + ": idle for " +
-            std::to_string(c.idle_timeout.count()) + " ms" + (partial ? " within a line" : "") +
-            (!c.out_empty() ? " without reading" : ""));
+    log_(partial || !c.out_empty() ? LogLevel::kWarn : LogLevel::kDebug,
+         "closing connection " + std::to_string(id) + " of " + peer_text(c.peer) + ": idle for " +
+             std::to_string(c.idle_timeout.count()) + " ms" + (partial ? " within a line" : "") +
+             (!c.out_empty() ? " without reading" : ""));
     c.dead = true;
   }
 }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "flowtable/guid_text.hpp"
 #include "plugin/notice/fields.hpp"
 #include "plugin/notice/limits.hpp"

@@ -11,6 +11,7 @@
 #include "routing/lft.hpp"
 #include "routing/route_quality.hpp"
 #include "sim_backend/cli/commands.hpp"
+#include "sim_backend/cli/route_quality_text.hpp"
 #include "sim_backend/io/text_file.hpp"
 #include "sim_backend/workload/job_builder.hpp"
 
@@ -186,14 +187,7 @@ void run(const LftQualityOptions& o) {
       const RouteQuality& q = results.front().quality;
       std::printf("job         %s, seed %llu: %zu fabric flows\n", o.job.pattern.c_str(),
                   static_cast<unsigned long long>(results.front().seed), results.front().flows);
-      std::printf("L_D         %d\n", q.max_link_load);
-      if (q.bound.binding == "NL_D") {
-        std::printf("bound       %u (NL_D)\n", q.bound.value);
-      } else {
-        std::printf("bound       %u (%s; NL_D = %u)\n", q.bound.value, q.bound.binding.c_str(),
-                    q.bound.node_load);
-      }
-      std::printf("L_D/bound   %.2f\n", q.ratio());
+      print_link_load(q);
     } else {
       std::printf("job         %s, seeds %llu..%llu\n", o.job.pattern.c_str(),
                   static_cast<unsigned long long>(results.front().seed),

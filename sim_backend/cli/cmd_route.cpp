@@ -14,6 +14,7 @@
 #include "routing/route_quality.hpp"
 #include "routing/splittable_bound.hpp"
 #include "sim_backend/cli/commands.hpp"
+#include "sim_backend/cli/route_quality_text.hpp"
 #include "sim_backend/workload/job_builder.hpp"
 
 namespace ibsdn {
@@ -135,14 +136,7 @@ void run(const RouteOptions& o) {
   std::printf("flows       %zu fabric flows from %zu rank pairs\n", job.flows.size(),
               job.rank_flows);
   std::printf("algorithm   %s\n", o.algorithm.c_str());
-  std::printf("L_D         %d\n", q.max_link_load);
-  if (q.bound.binding == "NL_D") {
-    std::printf("bound       %u (NL_D)\n", q.bound.value);
-  } else {
-    std::printf("bound       %u (%s; NL_D = %u)\n", q.bound.value, q.bound.binding.c_str(),
-                q.bound.node_load);
-  }
-  std::printf("L_D/bound   %.2f\n", q.ratio());
+  print_link_load(q);
   std::printf("max weight  %.3f\n", q.max_weight);
   // Utilisation as link time: the busiest link needs this long for its bytes.
   std::printf("max util    %.4g ms (bound %.4g ms: %s)\n", q.max_seconds * 1e3,

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/quote_for_message.hpp"
 #include "sim_backend/cli/commands.hpp"
 #include "sim_backend/io/text_file.hpp"
 #include "sim_backend/workload/replay_jobs.hpp"
@@ -125,7 +126,7 @@ void summary(const SummaryOptions& o) {
   const ReplaySelection sel = select_replay_jobs(trace, ReplayFilter{nodes, cpus, o.first});
   const std::string* computer = h.find("Computer");
   std::printf("trace                 %s%s%s\n", o.file.c_str(), computer ? ": " : "",
-              computer ? excerpt(*computer).c_str() : "");
+              computer ? quote_for_message(*computer).c_str() : "");
   std::printf("system                %zu nodes (%s), %zu CPUs per node (%s)\n", nodes,
               nodes_from.c_str(), cpus, cpus_from.c_str());
   print_counts(stdout, sel.counts, o.first);

@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/quote_for_message.hpp"
 #include "sim_backend/io/text_file.hpp"
 
 namespace ibsdn {
@@ -38,7 +39,7 @@ class FlowCaseParser {
     if (count == 0) return;
     if (tok[0] == "link") return link(tok, count);
     if (tok[0] == "message") return message(tok, count);
-    fail("unknown record '" + excerpt(tok[0]) + "' (link or message)");
+    fail("unknown record " + quote_for_message(tok[0]) + " (link or message)");
   }
 
   FlowCase finish() { return std::move(case_); }
@@ -51,17 +52,17 @@ class FlowCaseParser {
   void arity(const std::array<std::string_view, 6>& tok, std::size_t count, std::size_t want,
              const char* form) const {
     if (count < want) fail(std::string("missing fields: ") + form);
-    if (count > want) fail("trailing junk '" + excerpt(tok[want]) + "' after " + form);
+    if (count > want) fail("trailing junk " + quote_for_message(tok[want]) + " after " + form);
   }
 
   double number(std::string_view t, const char* field) const {
     double v = 0;
     const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
     if (ec == std::errc::result_out_of_range) {
-      fail(std::string(field) + " '" + excerpt(t) + "' is out of range");
+      fail(std::string(field) + " " + quote_for_message(t) + " is out of range");
     }
     if (ec != std::errc{} || ptr != t.data() + t.size() || !std::isfinite(v)) {
-      fail(std::string(field) + " '" + excerpt(t) + "' is not a number");
+      fail(std::string(field) + " " + quote_for_message(t) + " is not a number");
     }
     return v;
   }
@@ -70,7 +71,7 @@ class FlowCaseParser {
     arity(tok, count, 4, "link NAME BANDWIDTH LATENCY");
     const std::string_view name = tok[1];
     if (!std::all_of(name.begin(), name.end(), is_name_char)) {
-      fail("link name '" + excerpt(name) + "' has a character outside [A-Za-z0-9_.:-]");
+      fail("link name " + quote_for_message(name) + " has a character outside [A-Za-z0-9_.:-]");
     }
     const double bandwidth = number(tok[2], "bandwidth");
     if (!(bandwidth > 0)) fail("bandwidth " + std::string(tok[2]) + " is not above 0");
@@ -81,7 +82,7 @@ class FlowCaseParser {
     }
     const auto [it, fresh] = names_.try_emplace(std::string(name), Seen{case_.links.size(), line_});
     if (!fresh) {
-      fail("link '" + excerpt(name) + "' declared twice (first at line " +
+      fail("link " + quote_for_message(name) + " declared twice (first at line " +
            std::to_string(it->second.line) + ")");
     }
     case_.links.push_back({std::string(name), bandwidth, latency});
@@ -92,9 +93,10 @@ class FlowCaseParser {
     FlowMessage m;
     const std::string_view id = tok[1];
     const auto [ptr, ec] = std::from_chars(id.data(), id.data() + id.size(), m.id);
-    if (ec == std::errc::result_out_of_range) fail("id '" + excerpt(id) + "' is out of range");
+    if (ec == std::errc::result_out_of_range)
+      fail("id " + quote_for_message(id) + " is out of range");
     if (ec != std::errc{} || ptr != id.data() + id.size()) {
-      fail("id '" + excerpt(id) + "' is not a non-negative integer");
+      fail("id " + quote_for_message(id) + " is not a non-negative integer");
     }
     m.start = number(tok[2], "start");
     if (!(m.start >= 0)) fail("start " + std::string(tok[2]) + " is negative");
@@ -117,10 +119,11 @@ class FlowCaseParser {
     for (;;) {
       const std::size_t e = std::min(text.find(',', b), text.size());
       const std::string_view name = text.substr(b, e - b);
-      if (name.empty()) fail("empty link name in route '" + excerpt(text) + "'");
+      if (name.empty()) fail("empty link name in route " + quote_for_message(text));
       const auto it = names_.find(std::string(name));
       if (it == names_.end()) {
-        fail("unknown link '" + excerpt(name) + "' (links are declared before the messages)");
+        fail("unknown link " + quote_for_message(name) +
+             " (links are declared before the messages)");
       }
       if (out.size() == limits_.max_route_links) {
         fail("route longer than " + std::to_string(limits_.max_route_links) + " links");

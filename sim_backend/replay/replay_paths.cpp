@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "plugin/controller/config.hpp"
 #include "plugin/controller/job_flows.hpp"
 #include "plugin/notice/limits.hpp"

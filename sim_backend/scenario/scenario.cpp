@@ -15,7 +15,8 @@
 #include <system_error>
 #include <utility>
 
-#include "common/names.hpp"
+#include "common/config_error.hpp"
+#include "common/quote_for_message.hpp"
 #include "common/yaml_reader.hpp"
 #include "flowtable/flow_table.hpp"
 #include "routing/algorithm.hpp"
@@ -260,12 +261,7 @@ Scenario parse_scenario(std::string_view text, std::string_view source_name,
 Scenario load_scenario(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw ConfigError(path, 0, 0, "is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path, 0, 0, std::string("read failed: ") + std::strerror(errno));
-  return parse_scenario(text.str(), path, std::filesystem::path(path).parent_path());
+  return parse_scenario(read_config_file(path), path, std::filesystem::path(path).parent_path());
 }
 
 std::vector<std::string> scenario_keys() {

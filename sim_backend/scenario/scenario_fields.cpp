@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "common/quote_for_message.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
 #include "sim_backend/io/content_hash.hpp"

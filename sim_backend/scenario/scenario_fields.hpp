@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "common/yaml_reader.hpp"
 #include "sim_backend/scenario/scenario_draft.hpp"
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 #include "sim_backend/scenario/scenario_draft.hpp"
 
 namespace ibsdn {

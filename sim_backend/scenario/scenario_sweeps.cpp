@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/names.hpp"
+#include "common/quote_for_message.hpp"
 
 namespace ibsdn {
 namespace {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "common/quote_for_message.hpp"
 #include "routing/patterns/pattern_spec.hpp"
 #include "sim_backend/scenario/scenario_fields.hpp"
 

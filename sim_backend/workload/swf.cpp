@@ -11,6 +11,8 @@
 #include <system_error>
 #include <unordered_map>
 
+#include "common/quote_for_message.hpp"
+
 namespace ibsdn {
 namespace {
 
@@ -164,8 +166,8 @@ class SwfParser {
     std::int64_t v = 0;
     const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
     if (!number_syntax(value, false) || ec != std::errc{} || ptr != value.data() + value.size()) {
-      fail("header " + std::string(key) + ": '" + excerpt(value) +
-           "' is not an integer (nor UNKNOWN)");
+      fail("header " + std::string(key) + ": " + quote_for_message(value) +
+           " is not an integer (nor UNKNOWN)");
     }
     if (v < min) {
       fail("header " + std::string(key) + ": " + std::to_string(v) + " is below " +
@@ -236,7 +238,7 @@ class SwfParser {
   double field(std::string_view t, std::size_t f) const {
     const FieldInfo& info = kFields[f];
     const std::string where =
-        "field " + std::to_string(f + 1) + " (" + info.name + "): '" + excerpt(t) + "' ";
+        "field " + std::to_string(f + 1) + " (" + info.name + "): " + quote_for_message(t) + " ";
     if (!number_syntax(t, info.decimal)) {
       const bool fraction = !info.decimal && number_syntax(t, true);
       fail(where + (fraction ? "is not an integer" : "is not a number"));
@@ -388,7 +390,7 @@ std::array<std::string, kSwfFields> job_fields(const SwfJob& j) {
 
 void check_header_text(std::string_view key, std::string_view value) {
   if (header_key(std::string(key) + ":") != key) {
-    throw std::invalid_argument("SWF header key '" + excerpt(key) + "' is not a word");
+    throw std::invalid_argument("SWF header key " + quote_for_message(key) + " is not a word");
   }
   for (const char c : value) {
     if (c != '\n' && is_control(c)) {

@@ -9,6 +9,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/quote_for_message.hpp"
+
 namespace ibsdn {
 namespace {
 
@@ -181,8 +183,8 @@ SyntheticTraceSpec synthetic_preset(std::string_view name) {
     if (s.preset == name) return s;
     known += (known.empty() ? "" : ", ") + s.preset;
   }
-  throw std::invalid_argument("unknown trace preset '" + excerpt(name) + "' (known: " + known +
-                              ")");
+  throw std::invalid_argument("unknown trace preset " + quote_for_message(name) +
+                              " (known: " + known + ")");
 }
 
 void validate_synthetic_spec(const SyntheticTraceSpec& s) {

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "common/file_line_error.hpp"
+#include "common/quote_for_message.hpp"
 
 namespace ibsdn {
 namespace {
@@ -72,7 +73,7 @@ struct Reader {
 
   void read_link(const std::vector<std::string_view>& f) {
     if (f.size() != 4) fail("a link is 'link NAME BANDWIDTH LATENCY'; got " + count(f));
-    if (!is_name(f[1])) fail("link name '" + excerpt(f[1]) + "' is not [A-Za-z0-9_.:-]+");
+    if (!is_name(f[1])) fail("link name " + quote_for_message(f[1]) + " is not [A-Za-z0-9_.:-]+");
     if (link_index.count(f[1]) != 0) fail("link '" + std::string(f[1]) + "' declared twice");
     if (out.links.size() >= limits.max_links) {
       fail("more than " + std::to_string(limits.max_links) + " links");
@@ -80,12 +81,12 @@ struct Reader {
     FlowCaseLink l;
     l.name = std::string(f[1]);
     if (!parse_real(f[2], l.bandwidth) || !(l.bandwidth > 0)) {
-      fail("link '" + l.name + "': BANDWIDTH '" + excerpt(f[2]) +
-           "' is not a number of bytes/s > 0");
+      fail("link '" + l.name + "': BANDWIDTH " + quote_for_message(f[2]) +
+           " is not a number of bytes/s > 0");
     }
     if (!parse_real(f[3], l.latency) || l.latency < 0) {
-      fail("link '" + l.name + "': LATENCY '" + excerpt(f[3]) +
-           "' is not a number of seconds >= 0");
+      fail("link '" + l.name + "': LATENCY " + quote_for_message(f[3]) +
+           " is not a number of seconds >= 0");
     }
     link_index.emplace(f[1], out.links.size());
     out.links.push_back(std::move(l));
@@ -99,16 +100,17 @@ struct Reader {
     FlowCaseMessage m;
     m.line = line;
     if (!parse_unsigned(f[1], m.id)) {
-      fail("message ID '" + excerpt(f[1]) + "' is not a non-negative integer");
+      fail("message ID " + quote_for_message(f[1]) + " is not a non-negative integer");
     }
     if (!ids.insert(m.id).second) fail("message ID " + std::to_string(m.id) + " given twice");
     const std::string which = "message " + std::to_string(m.id);
     if (!parse_real(f[2], m.start) || m.start < 0) {
-      fail(which + ": START '" + excerpt(f[2]) + "' is not a number of seconds >= 0");
+      fail(which + ": START " + quote_for_message(f[2]) + " is not a number of seconds >= 0");
     }
     double size = 0;
     if (!parse_real(f[3], size) || !(size > 0) || size > kMaxSize || std::floor(size) != size) {
-      fail(which + ": SIZE '" + excerpt(f[3]) + "' is not a whole number of bytes in 1..2^53");
+      fail(which + ": SIZE " + quote_for_message(f[3]) +
+           " is not a whole number of bytes in 1..2^53");
     }
     m.size = static_cast<std::uint64_t>(size);
     std::vector<std::string_view> hops;
@@ -116,7 +118,8 @@ struct Reader {
     while (true) {
       const std::size_t comma = rest.find(',');
       const std::string_view name = rest.substr(0, comma);
-      if (name.empty()) fail(which + ": ROUTE '" + excerpt(f[4]) + "' has an empty link name");
+      if (name.empty())
+        fail(which + ": ROUTE " + quote_for_message(f[4]) + " has an empty link name");
       if (hops.size() >= limits.max_route_links) {
         fail(which + ": ROUTE has more than " + std::to_string(limits.max_route_links) + " links");
       }
@@ -138,8 +141,8 @@ struct Reader {
       for (const std::string_view name : routes[i]) {
         const auto it = link_index.find(name);
         if (it == link_index.end()) {
-          fail("message " + std::to_string(m.id) + ": ROUTE names link '" + excerpt(name) +
-               "', which is not declared");
+          fail("message " + std::to_string(m.id) + ": ROUTE names link " + quote_for_message(name) +
+               ", which is not declared");
         }
         if (!seen.insert(it->second).second) {
           fail("message " + std::to_string(m.id) + ": ROUTE crosses link '" + std::string(name) +
@@ -174,7 +177,7 @@ FlowCase parse_flow_case(std::string_view text, std::string_view source,
     } else if (f[0] == "message") {
       r.read_message(f);
     } else {
-      r.fail("unknown record '" + excerpt(f[0]) + "' (expected 'link' or 'message')");
+      r.fail("unknown record " + quote_for_message(f[0]) + " (expected 'link' or 'message')");
     }
   }
   r.resolve_routes();
