@@ -125,8 +125,11 @@ void summary(const SummaryOptions& o) {
 
   const ReplaySelection sel = select_replay_jobs(trace, ReplayFilter{nodes, cpus, o.first});
   const std::string* computer = h.find("Computer");
+  // The header's value as written (a plain value prints as before), its unsafe bytes escaped:
+  // the quotation without its quotes.
+  const std::string shown = computer ? quote_for_message(*computer) : "''";
   std::printf("trace                 %s%s%s\n", o.file.c_str(), computer ? ": " : "",
-              computer ? quote_for_message(*computer).c_str() : "");
+              shown.substr(1, shown.size() - 2).c_str());
   std::printf("system                %zu nodes (%s), %zu CPUs per node (%s)\n", nodes,
               nodes_from.c_str(), cpus, cpus_from.c_str());
   print_counts(stdout, sel.counts, o.first);
