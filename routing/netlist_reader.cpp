@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "flowtable/guid_text.hpp"
 #include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/xgft.hpp"
@@ -46,12 +46,6 @@ bool is_control(char c) {
 
 std::string quoted(std::string_view s) {
   return "\"" + excerpt(s) + "\"";
-}
-
-std::string hex_guid(Guid g) {
-  std::array<char, 24> buf{};
-  std::snprintf(buf.data(), buf.size(), "0x%016llx", static_cast<unsigned long long>(g.value()));
-  return buf.data();
 }
 
 const char* kind_word(const Node& n) {
@@ -301,7 +295,7 @@ class NetlistParser {
     // ibsim reserves one GUID per switch and one per CA plus one per CA port.
     next_guid_[k] += kind == NodeKind::kSwitch ? 1 : ports + 1;
     if (const auto it = guid_owner_.find(guid); it != guid_owner_.end()) {
-      fail("GUID " + hex_guid(Guid(guid)) + " of " + quoted(id) + " is already used by " +
+      fail("GUID " + guid_text(Guid(guid)) + " of " + quoted(id) + " is already used by " +
            quoted(raw_id_[it->second.value()]) + " (line " +
            std::to_string(header_line_[it->second.value()]) + ")");
     }
@@ -583,7 +577,7 @@ std::string export_ibsim_netlist(const Fabric& f) {
     if (n.guid.value() == 0) throw std::invalid_argument("node '" + n.name + "' has no GUID");
     if (const auto [it, fresh] = node_guids.emplace(n.guid.value(), idx); !fresh) {
       throw std::invalid_argument("nodes '" + f.node(it->second).name + "' and '" + n.name +
-                                  "' share GUID " + hex_guid(n.guid));
+                                  "' share GUID " + guid_text(n.guid));
     }
     // ibsim: a switch's ports carry the node GUID, an HCA's port p carries node GUID + p.
     const std::size_t guid_ports = n.is_switch() ? 1 : n.ports.size();
@@ -592,7 +586,7 @@ std::string export_ibsim_netlist(const Fabric& f) {
       if (const auto [it, fresh] = port_guids.emplace(pg, idx); !fresh) {
         throw std::invalid_argument("ibsim would give '" + n.name + "' and '" +
                                     f.node(it->second).name + "' the same port GUID " +
-                                    hex_guid(Guid(pg)) + " (HCA port p gets node GUID + p)");
+                                    guid_text(Guid(pg)) + " (HCA port p gets node GUID + p)");
       }
     }
   }
@@ -610,7 +604,7 @@ std::string export_ibsim_netlist(const Fabric& f) {
   for (const Node& n : f.nodes()) {
     // ibsim ends a record at the first line that is not a port line and discards that line, so
     // every record is followed by a blank line before the next GUID line.
-    out += (n.is_switch() ? "switchguid=" : "caguid=") + hex_guid(n.guid) + "\n";
+    out += (n.is_switch() ? "switchguid=" : "caguid=") + guid_text(n.guid) + "\n";
     out += std::string(n.is_switch() ? "Switch" : "Hca") + "\t" + std::to_string(n.ports.size()) +
            "\t\"" + n.name + "\"\t# \"" + (n.description.empty() ? n.name : n.description) + "\"\n";
     for (const Port& p : n.ports) {
