@@ -22,7 +22,6 @@
 #include "plugin/opensm/abi_fabric.hpp"
 #include "plugin/opensm/sdn_engine.hpp"
 #include "routing/algorithm.hpp"
-#include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/replay/switchboard.hpp"
 #include "sim_backend/workload/job_builder.hpp"

@@ -479,7 +479,7 @@ constexpr int kGlobalPorts = 10;      // 30 network ports - 15 - 5 local ones (s
 void scale_case(int groups, double lft_seconds, Report& r) {
   PartMeter meter(r);
   meter.enter("fabric");
-  plugin::Subnet subnet;
+  Subnet subnet;
   subnet.fabric = generate_dragonfly(kHostsPerRouter, kRoutersPerGroup, kGlobalPorts, groups);
   meter.close();
   Fabric& f = subnet.fabric;

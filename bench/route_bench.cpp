@@ -16,8 +16,8 @@
 #include "routing/algorithm.hpp"
 #include "routing/flow_compiler.hpp"
 #include "routing/lft.hpp"
-#include "routing/netlist.hpp"
 #include "routing/route_quality.hpp"
+#include "routing/xgft.hpp"
 #include "sim_backend/scenario/topology_spec.hpp"
 #include "sim_backend/workload/job_builder.hpp"
 

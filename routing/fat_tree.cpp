@@ -4,7 +4,6 @@
 #include <deque>
 #include <numeric>
 
-#include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {

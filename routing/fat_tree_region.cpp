@@ -1,7 +1,6 @@
 #include "routing/fat_tree_region.hpp"
 
 #include "routing/fat_tree_paths.hpp"
-#include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 
 namespace ibsdn {

@@ -38,18 +38,12 @@ inline constexpr std::size_t kMaxNetlistPorts = 2'000'000;  // summed over all n
 std::string export_ibsim_netlist(const Fabric& f);
 
 /// Parses an ibsim netlist or `ibnetdiscover` output. Node names are the quoted ids (whitespace
-/// replaced by '_', the original kept as description). Computes levels, recognises an XGFT or else
-/// a dragonfly / megafly (routing/dragonfly.hpp) and sets kind_label to its notation, otherwise to
-/// "netlist". A cable whose line names no rate (ibnetdiscover's `4xEDR`; ibsim netlists name
-/// none) runs at `unannotated_gbps`. Throws NetlistError naming `source_name` and the offending
-/// line.
+/// replaced by '_', the original kept as description). Computes levels, recognises an XGFT
+/// (routing/xgft.hpp) or else a dragonfly / megafly (routing/dragonfly.hpp) and sets kind_label to
+/// its notation, otherwise to "netlist". A cable whose line names no rate (ibnetdiscover's `4xEDR`;
+/// ibsim netlists name none) runs at `unannotated_gbps`. Throws NetlistError naming `source_name`
+/// and the offending line.
 Fabric parse_netlist(std::string_view text, std::string_view source_name,
                      double unannotated_gbps = 100.0);
-
-/// If `f` is cabled as an XGFT(h; m; w) with w1 = 1, in any port order, attaches the layout (host
-/// and switch labels recovered from the cabling, port maps indexed) and returns true. Otherwise
-/// leaves `f` unchanged, stores the reason in `*why` (when not null) and returns false.
-/// Computes levels first when they are missing.
-bool recognize_xgft(Fabric& f, std::string* why);
 
 }  // namespace ibsdn

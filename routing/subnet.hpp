@@ -9,7 +9,7 @@
 #include "routing/fabric.hpp"
 #include "routing/lft.hpp"
 
-namespace ibsdn::plugin {
+namespace ibsdn {
 
 struct Subnet {
   Fabric fabric;
@@ -23,4 +23,4 @@ struct Subnet {
   [[nodiscard]] NodeIdx node_of(Guid guid) const;
 };
 
-}  // namespace ibsdn::plugin
+}  // namespace ibsdn

@@ -71,6 +71,12 @@ struct XgftLayout {
 /// Throws std::invalid_argument if the cabling does not match the labels.
 void index_xgft_ports(const Fabric& f, XgftLayout& x);
 
+/// If `f` is cabled as an XGFT(h; m; w) with w1 = 1, in any port order, attaches the layout (host
+/// and switch labels recovered from the cabling, port maps indexed) and returns true. Otherwise
+/// leaves `f` unchanged, stores the reason in `*why` (when not null) and returns false.
+/// Computes levels first when they are missing.
+bool recognize_xgft(Fabric& f, std::string* why);
+
 /// Builds the fabric of an XGFT: hosts n0001.., switches l<level>s<index>, down ports first.
 /// `gpus_per_node` is stored on every HCA. Link capacity `gbps` on every cable.
 Fabric generate_xgft(const XgftParams& p, int gpus_per_node = 1, double gbps = 100.0);

@@ -32,7 +32,7 @@ struct PathsOptions {
 /// The fabric as the plugin sees it, with the LIDs OpenSM gave it (its subnet list), else
 /// sequential ones; and its default LFTs as the plugin's engine "sdn" writes them.
 struct Replayable {
-  plugin::Subnet subnet;
+  Subnet subnet;
   DefaultTables tables;
 };
 

@@ -17,10 +17,10 @@
 // the flows of borrowing classes, max-min among all of them whatever their class and priority
 // (seed 004 serves classes over their caps round-robin; the flow model shares per flow).
 //
-// solve_all() runs the progressive filling over every flow. solve_touched() re-solves only what
-// the changes since the last solve (flows added or removed, and for lower classes the links whose
-// higher-class load moved) can change, and gives the same allocation (up to rounding: it works on
-// residual capacities, so the last bits may differ).
+// solve_all() runs the progressive filling over every flow (max_min_sharing.cpp). solve_touched()
+// (max_min_incremental.cpp) re-solves only what the changes since the last solve (flows added or
+// removed, and for lower classes the links whose higher-class load moved) can change, and gives the
+// same allocation (up to rounding: it works on residual capacities, so the last bits may differ).
 //
 // Why solve_touched() is exact. Every flow keeps the certificate of its rate from the last solve:
 // its cap, or its bottleneck, a link that was saturated with no flow on it at a higher normalised

@@ -123,8 +123,7 @@ std::vector<std::string> expand_job_hosts(std::string_view nodes) {
   return hosts;
 }
 
-std::vector<PathsJob> make_paths_jobs(const plugin::Subnet& subnet,
-                                      std::span<const PathsJobSpec> specs,
+std::vector<PathsJob> make_paths_jobs(const Subnet& subnet, std::span<const PathsJobSpec> specs,
                                       const ReplayConfig& config) {
   std::set<std::uint64_t> ids;
   std::vector<PathsJob> jobs;
@@ -198,7 +197,7 @@ std::vector<PathsJob> make_paths_jobs(const plugin::Subnet& subnet,
   return jobs;
 }
 
-std::vector<JobPathsResult> replay_paths(const plugin::Subnet& subnet, const LftSet& lfts,
+std::vector<JobPathsResult> replay_paths(const Subnet& subnet, const LftSet& lfts,
                                          std::span<const PathsJob> jobs,
                                          const ReplayConfig& config) {
   const Fabric& f = subnet.fabric;

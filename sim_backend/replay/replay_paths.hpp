@@ -52,8 +52,7 @@ struct PathsJob {
 /// can route the fabric, whose layout `subnet.fabric` must carry, as default_tables attaches it)
 /// and started in the order given: job i at time i, all ending after the last has started. Throws
 /// InputError naming the job (by its --job position and id) and what is wrong.
-std::vector<PathsJob> make_paths_jobs(const plugin::Subnet& subnet,
-                                      std::span<const PathsJobSpec> specs,
+std::vector<PathsJob> make_paths_jobs(const Subnet& subnet, std::span<const PathsJobSpec> specs,
                                       const ReplayConfig& config);
 
 struct JobPathsResult {
@@ -65,7 +64,7 @@ struct JobPathsResult {
 
 /// Replays `jobs` and keeps every job's flows as traced once all have started (a job the
 /// controller re-routed for a later one is taken as re-routed).
-std::vector<JobPathsResult> replay_paths(const plugin::Subnet& subnet, const LftSet& lfts,
+std::vector<JobPathsResult> replay_paths(const Subnet& subnet, const LftSet& lfts,
                                          std::span<const PathsJob> jobs,
                                          const ReplayConfig& config);
 

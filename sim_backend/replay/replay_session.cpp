@@ -62,8 +62,7 @@ void check_replay_job(const Fabric& f, const ReplayJob& j, const std::string& ro
   unmark();
 }
 
-ReplaySession::ReplaySession(const plugin::Subnet& subnet, const LftSet& lfts,
-                             const ReplayOptions& options)
+ReplaySession::ReplaySession(const Subnet& subnet, const LftSet& lfts, const ReplayOptions& options)
     : subnet_(subnet),
       lfts_(lfts),
       options_(options),
@@ -92,8 +91,7 @@ ReplaySession::ReplaySession(const plugin::Subnet& subnet, const LftSet& lfts,
   controller_ =
       std::make_unique<JobController>(cfg, std::nullopt, nullptr, *board_, dbg, std::nullopt);
   // The controller keeps a fabric of its own, recognised as the plugin's engine does.
-  plugin::Subnet copy{without_cables(subnet.fabric, {}), subnet.lids, subnet.lmc_aliases,
-                      subnet.sm_lid};
+  Subnet copy{without_cables(subnet.fabric, {}), subnet.lids, subnet.lmc_aliases, subnet.sm_lid};
   recognize_topology(copy.fabric);
   controller_->fabric_updated(plugin::FabricSnapshot{std::move(copy), lfts, "sdn"});
   forwarding_ = board_->forwarding();

@@ -113,7 +113,7 @@ void check_replay_job(const Fabric& f, const ReplayJob& job, const std::string& 
 class ReplaySession {
  public:
   /// Throws std::invalid_argument for a routing the controller does not know.
-  ReplaySession(const plugin::Subnet& subnet, const LftSet& lfts, const ReplayOptions& options);
+  ReplaySession(const Subnet& subnet, const LftSet& lfts, const ReplayOptions& options);
   ~ReplaySession();
   ReplaySession(const ReplaySession&) = delete;
   ReplaySession& operator=(const ReplaySession&) = delete;
@@ -165,7 +165,7 @@ class ReplaySession {
   void retrace_moved(std::optional<std::uint64_t> except);
   [[nodiscard]] std::uint64_t counter(std::string_view name) const;
 
-  const plugin::Subnet& subnet_;
+  const Subnet& subnet_;
   const LftSet& lfts_;
   ReplayOptions options_;
   LinkLoad load_;

@@ -34,7 +34,7 @@ struct Event {
 
 }  // namespace
 
-ReplayResult replay_static(const plugin::Subnet& subnet, const LftSet& lfts,
+ReplayResult replay_static(const Subnet& subnet, const LftSet& lfts,
                            std::span<const ReplayJob> jobs, const ReplayConfig& config) {
   check_jobs(subnet.fabric, jobs, config.routing);
   std::vector<Event> events;

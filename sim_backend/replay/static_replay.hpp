@@ -78,7 +78,7 @@ struct ReplayResult {
 /// routing the controller does not know; std::runtime_error when a flow cannot be traced (the
 /// LFTs or entries do not deliver it). Also throws std::invalid_argument for a job's own
 /// algorithm that the controller does not know, or any when the routing is dmodk.
-ReplayResult replay_static(const plugin::Subnet& subnet, const LftSet& lfts,
+ReplayResult replay_static(const Subnet& subnet, const LftSet& lfts,
                            std::span<const ReplayJob> jobs, const ReplayConfig& config);
 
 }  // namespace ibsdn

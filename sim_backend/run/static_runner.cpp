@@ -236,7 +236,7 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   RunOutcome out;
   out.run = run;
   RunFabric fabric = build_run_fabric(run);
-  const plugin::Subnet& subnet = fabric.subnet;
+  const Subnet& subnet = fabric.subnet;
   const DefaultTables& tables = fabric.tables;
   out.topology = tables.topology;
   out.lft_routing = tables.algorithm;

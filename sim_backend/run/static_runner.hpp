@@ -117,7 +117,7 @@ struct RunHooks {
 /// A run's fabric as the simulated subnet manager holds it: the topology, LIDs in node order, and
 /// the default LFTs (default_tables.hpp). Both models start from it.
 struct RunFabric {
-  plugin::Subnet subnet;
+  Subnet subnet;
   DefaultTables tables;
 };
 RunFabric build_run_fabric(const ScenarioRun& run);

@@ -33,7 +33,7 @@ AppSpec job_application(const ScenarioRun& run, const WorkloadJob& w) {
 }
 
 std::unique_ptr<RouteSource> route_source(const std::string& routing, const ScenarioRun& run,
-                                          const plugin::Subnet& subnet, const LftSet& lfts) {
+                                          const Subnet& subnet, const LftSet& lfts) {
   if (routing == "dmodk") return lft_routes(subnet.fabric, lfts);
   if (routing == "adaptive") return adaptive_routes(subnet.fabric, run.timing.adaptive);
   ReplayOptions o;
@@ -108,7 +108,7 @@ FlowOutcome run_flow_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   FlowOutcome out;
   out.run = run;
   RunFabric fabric = build_run_fabric(run);
-  const plugin::Subnet& subnet = fabric.subnet;
+  const Subnet& subnet = fabric.subnet;
   const DefaultTables& tables = fabric.tables;
   out.topology = tables.topology;
   out.lft_routing = tables.algorithm;

@@ -44,9 +44,8 @@ TrafficMatrix job_matrix(const TimingJob& job, double elephant_bytes) {
 
 class ControllerRouteSource final : public RouteSource {
  public:
-  ControllerRouteSource(const plugin::Subnet& subnet, const LftSet& lfts,
-                        const ReplayOptions& options, const AdaptiveRoutingOptions& adaptive,
-                        double elephant_bytes)
+  ControllerRouteSource(const Subnet& subnet, const LftSet& lfts, const ReplayOptions& options,
+                        const AdaptiveRoutingOptions& adaptive, double elephant_bytes)
       : subnet_(subnet),
         lfts_(lfts),
         session_(subnet, lfts, options),
@@ -124,7 +123,7 @@ class ControllerRouteSource final : public RouteSource {
     std::unordered_map<std::uint64_t, std::size_t> flow_of;  // host pair -> index in flows
   };
 
-  const plugin::Subnet& subnet_;
+  const Subnet& subnet_;
   const LftSet& lfts_;
   ReplaySession session_;
   double elephant_bytes_ = 0;
@@ -136,7 +135,7 @@ class ControllerRouteSource final : public RouteSource {
 
 }  // namespace
 
-std::unique_ptr<RouteSource> controller_routes(const plugin::Subnet& subnet, const LftSet& lfts,
+std::unique_ptr<RouteSource> controller_routes(const Subnet& subnet, const LftSet& lfts,
                                                const ReplayOptions& options,
                                                const AdaptiveRoutingOptions& adaptive,
                                                double elephant_bytes) {

@@ -31,7 +31,7 @@ namespace ibsdn {
 /// `lfts` must outlive the source. `elephant_bytes`: 0, every pair is the controller's; else the
 /// threshold above. Throws std::invalid_argument for a routing the controller does not know,
 /// sdn-adaptive on a fabric without adaptive routing, or a negative or non-finite threshold.
-std::unique_ptr<RouteSource> controller_routes(const plugin::Subnet& subnet, const LftSet& lfts,
+std::unique_ptr<RouteSource> controller_routes(const Subnet& subnet, const LftSet& lfts,
                                                const ReplayOptions& options,
                                                const AdaptiveRoutingOptions& adaptive = {},
                                                double elephant_bytes = 0);

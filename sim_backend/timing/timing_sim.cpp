@@ -12,12 +12,11 @@
 #include "routing/patterns/mapping.hpp"
 #include "sim_backend/timing/background_traffic.hpp"
 #include "sim_backend/timing/timing_job_plan.hpp"
+#include "sim_backend/timing/timing_links.hpp"
 
 namespace ibsdn {
 
 namespace {
-
-constexpr double kBytesPerGbps = 1e9 / 8;
 
 class TimingRun {
  public:
@@ -45,7 +44,7 @@ class TimingRun {
     }
     jobs_.resize(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) plan(j, jobs[j]);
-    engine_ = std::make_unique<FlowEngine>(make_links(), options.flow);
+    engine_ = std::make_unique<FlowEngine>(links_.make(fabric, options), options.flow);
     nic_.resize(fabric.num_nodes());
     busy_.assign(fabric.num_nodes(), kNone);
   }
@@ -55,7 +54,7 @@ class TimingRun {
       push({jobs_[j].job->start, Ext::kJobStart, j, 0});
     if (options_.sample_interval > 0) {
       result_.sample_interval = options_.sample_interval;
-      last_bytes_.assign(network_links_, 0.0);
+      sampler_.start(network_links_);
       push({options_.sample_interval, Ext::kSample, 0, 1});
     }
     std::vector<std::uint64_t> done;
@@ -72,7 +71,9 @@ class TimingRun {
         handle(e);
       }
     }
-    if (options_.sample_interval > 0) record_sample();  // the last, partial interval
+    if (options_.sample_interval > 0) {
+      sampler_.record(*engine_, options_.max_samples, result_.samples);  // the last, partial one
+    }
     for (std::uint32_t j = 0; j < jobs_.size(); ++j) {
       if (jobs_[j].background) finish_background(j);
     }
@@ -183,7 +184,9 @@ class TimingRun {
       js.rank_node = job.nodes;
       js.out.ranks = static_cast<std::uint32_t>(job.nodes.size());
       std::vector<double> bandwidth;
-      for (const NodeIdx n : job.nodes) bandwidth.push_back(host_bandwidth(n) * kBytesPerGbps);
+      for (const NodeIdx n : job.nodes) {
+        bandwidth.push_back(host_bandwidth(fabric_, n) * kBytesPerGbps);
+      }
       js.background.emplace(*job.background, std::move(bandwidth));
       has_background_ = true;
       return;
@@ -193,63 +196,12 @@ class TimingRun {
     js.rank_slot.resize(ranks);
     std::unordered_map<std::uint32_t, std::uint32_t> used;
     for (std::uint32_t r = 0; r < ranks; ++r) js.rank_slot[r] = used[js.rank_node[r].value()]++;
-    for (const NodeIdx n : job.nodes) {
-      std::uint32_t& k = gpus_[n.value()];
-      k = std::max(k, job.ranks_per_node);
-    }
+    for (const NodeIdx n : job.nodes) links_.use_gpus(n, job.ranks_per_node);
     for (const TimingPhase& p : job.phases) js.phases.push_back(plan_phase(job, p, ranks));
     js.ranks.resize(ranks);
     js.ranks_left = ranks;
     js.out.ranks = ranks;
     ++jobs_left_;
-  }
-
-  /// Network links first (LinkId order), then every node's GPU pair links.
-  std::vector<FlowLink> make_links() {
-    std::vector<FlowLink> links;
-    links.reserve(network_links_);
-    for (std::size_t l = 0; l < network_links_; ++l) {
-      const Link& link = fabric_.link(LinkId{static_cast<std::uint32_t>(l)});
-      links.push_back({"", link.gbps * kBytesPerGbps, options_.link_latency});
-    }
-    std::vector<std::uint32_t> nodes;
-    for (const auto& [n, k] : gpus_) {
-      if (k >= 2) nodes.push_back(n);
-    }
-    std::sort(nodes.begin(), nodes.end());
-    std::uint64_t total = links.size();
-    for (const std::uint32_t n : nodes) total += std::uint64_t{gpus_[n]} * (gpus_[n] - 1);
-    if (total > kMaxLinks) {
-      throw std::invalid_argument("timing: " + std::to_string(total) +
-                                  " links with the GPU links, more than " +
-                                  std::to_string(kMaxLinks));
-    }
-    for (const std::uint32_t n : nodes) {
-      const double gbps = host_bandwidth(NodeIdx{n});
-      gpu_base_[n] = static_cast<std::uint32_t>(links.size());
-      const std::uint32_t k = gpus_[n];
-      for (std::uint64_t i = 0; i < std::uint64_t{k} * (k - 1); ++i) {
-        links.push_back(
-            {"", options_.gpu_link_factor * gbps * kBytesPerGbps, options_.gpu_link_latency});
-      }
-    }
-    return links;
-  }
-
-  /// A host's link bandwidth (Gb/s): its fastest cabled port's.
-  double host_bandwidth(NodeIdx n) const {
-    const Node& node = fabric_.node(n);
-    double gbps = 0;
-    for (const Port& p : node.ports) {
-      if (p.connected()) gbps = std::max(gbps, p.gbps);
-    }
-    if (gbps <= 0) throw std::invalid_argument("timing: host " + node.name + " has no cabled port");
-    return gbps;
-  }
-
-  LinkId gpu_link(NodeIdx node, std::uint32_t a, std::uint32_t b) const {
-    const std::uint32_t k = gpus_.at(node.value());
-    return LinkId{gpu_base_.at(node.value()) + a * (k - 1) + (b < a ? b : b - 1)};
   }
 
   void handle(const Ext& e) {
@@ -421,7 +373,7 @@ class TimingRun {
       const NodeIdx b = js.rank_node[f.dst];
       if (a == b) {
         js.out.gpu_link_bytes += msg.bytes;
-        msg.routes = {{gpu_link(a, js.rank_slot[f.src], js.rank_slot[f.dst])}};
+        msg.routes = {{links_.gpu_link(a, js.rank_slot[f.src], js.rank_slot[f.dst])}};
         send(m, msg.routes);
       } else {
         msg.network = true;
@@ -596,28 +548,12 @@ class TimingRun {
     }
   }
 
-  /// The bytes each link carried since the last sample, as interval `interval_`'s.
-  void record_sample() {
-    if (interval_ >= options_.max_samples) return;
-    for (std::size_t l = 0; l < network_links_; ++l) {
-      const double bytes = engine_->link_bytes(LinkId{static_cast<std::uint32_t>(l)});
-      if (bytes > last_bytes_[l]) {
-        result_.samples.push_back(
-            {interval_, LinkId{static_cast<std::uint32_t>(l)}, bytes - last_bytes_[l]});
-      }
-      last_bytes_[l] = bytes;
-    }
-    ++interval_;
-  }
-
   void sample(std::uint32_t index) {
-    record_sample();
+    sampler_.record(*engine_, options_.max_samples, result_.samples);
     if (jobs_left_ != 0 && index < options_.max_samples) {
       push({options_.sample_interval * (index + 1), Ext::kSample, 0, index + 1});
     }
   }
-
-  static constexpr std::uint64_t kMaxLinks = 64'000'000;
 
   const Fabric& fabric_;
   RouteSource& routes_;
@@ -626,8 +562,7 @@ class TimingRun {
   std::vector<JobState> jobs_;
   std::size_t jobs_left_ = 0;  // not background
   bool has_background_ = false;
-  std::unordered_map<std::uint32_t, std::uint32_t> gpus_;      // node -> GPU slots in use
-  std::unordered_map<std::uint32_t, std::uint32_t> gpu_base_;  // node -> first GPU link
+  TimingLinks links_;
   std::unique_ptr<FlowEngine> engine_;
   std::vector<Nic> nic_;
   std::vector<std::uint32_t> busy_;  // per node: the job on it, or kNone
@@ -637,8 +572,7 @@ class TimingRun {
   std::priority_queue<Ext, std::vector<Ext>, ExtLater> external_;
   std::uint64_t ext_seq_ = 0;
   LinkFlowLoads link_flows_;  // LinkState::flows
-  std::vector<double> last_bytes_;
-  std::uint32_t interval_ = 0;  // the next sample's interval
+  LinkSampler sampler_;
   TimingResult result_;
 };
 

@@ -12,6 +12,7 @@
 #include "routing/dragonfly.hpp"
 #include "routing/netlist.hpp"
 #include "routing/route_quality.hpp"
+#include "routing/xgft.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@ struct TestFabric {
   Fabric fabric = generate_xgft(XgftParams::parse("2;4,4;1,4"));
   LidMap lids = sequential_lids(fabric);
   test::AbiBuffers abi = test::to_abi(fabric, lids);
-  plugin::Subnet f = subnet_from_abi(abi.view);
+  Subnet f = subnet_from_abi(abi.view);
 };
 
 ErrorCode code_of(const std::function<void()>& body, std::string* message = nullptr,

@@ -185,7 +185,7 @@ struct TestFabric {
   std::vector<osmsdn_lft> lfts;
 
   TestFabric() {
-    plugin::Subnet f = subnet_from_abi(abi.view);
+    Subnet f = subnet_from_abi(abi.view);
     const SdnTables t = compute_sdn_tables(f);
     for (const NodeIdx sw : fabric.switches()) {
       lft_bytes.emplace_back(lids.max_lid().value() + 1u, OSMSDN_NO_PATH);

@@ -15,7 +15,6 @@
 #include "routing/dragonfly.hpp"
 #include "routing/fat_tree.hpp"
 #include "routing/lft.hpp"
-#include "routing/netlist.hpp"
 #include "routing/xgft.hpp"
 #include "tests/support/fat_tree_fabrics.hpp"
 

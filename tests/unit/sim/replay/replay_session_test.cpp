@@ -22,7 +22,7 @@ namespace {
 
 // An XGFT with sequential LIDs and its default LFTs (DmodK), as the replay tests use.
 struct TreeFabric {
-  plugin::Subnet subnet;
+  Subnet subnet;
   LftSet lfts;
   explicit TreeFabric(const std::string& spec) : lfts(make(spec)) {}
 

@@ -18,7 +18,7 @@ namespace {
 
 // XGFT(2;4,4;1,4): 4 leaves of 4 hosts, 4 spines; every leaf has one cable to every spine.
 struct SmallTree {
-  plugin::Subnet subnet;
+  Subnet subnet;
   LftSet lfts;
   SmallTree() : lfts(make()) {}
 

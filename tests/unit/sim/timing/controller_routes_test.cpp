@@ -23,7 +23,7 @@ constexpr std::uint64_t kSize = 12'500'000;     // 1 ms at kBandwidth
 
 /// XGFT(2;4,4;1,4) with sequential LIDs and its DmodK LFTs.
 struct Tree {
-  plugin::Subnet subnet;
+  Subnet subnet;
   LftSet lfts;
   Tree() {
     subnet.fabric = generate_xgft(XgftParams::parse("2;4,4;1,4"), 1, kGbps);

@@ -25,7 +25,7 @@ namespace ibsdn {
 namespace {
 
 TEST(TimingStaticAgreement, Property_RandomTracesLoadTheSameLinksWithTheSameBytes) {
-  plugin::Subnet subnet;
+  Subnet subnet;
   subnet.fabric = generate_xgft(XgftParams::parse("3;4,4,4;1,4,4"));
   subnet.lids = sequential_lids(subnet.fabric);
   const LftSet lfts = default_tables(subnet.fabric, subnet.lids).lfts;
