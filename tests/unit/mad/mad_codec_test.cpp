@@ -416,7 +416,6 @@ Bytes cat(std::initializer_list<Bytes> parts) {
 }
 
 constexpr std::size_t kOxm0 = 84;  // the first OXM TLV
-constexpr std::uint64_t kTid = 0x1234;
 
 MadBytes build(const RawFlowMod& raw) {
   MadBytes b{};

@@ -152,7 +152,8 @@ TEST(PodTree, RefusesBadListsNamingTheValue) {
       {"pod-tree(4,16,24,8,16", "missing ')'"},
   };
   for (const auto& [text, want] : cases) {
-    EXPECT_TRUE(test::throws_naming([&] { (void)PodTreeParams::parse(text); }, want)) << text;
+    EXPECT_TRUE(test::throws_naming([&spec = text] { (void)PodTreeParams::parse(spec); }, want))
+        << text;
   }
 }
 

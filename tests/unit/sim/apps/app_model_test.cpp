@@ -127,7 +127,7 @@ TEST(AppSpec, RejectsBadSpecsNamingTheAppAndOption) {
       {"matrix:iter=2", "pattern 'matrix': needs option file=PATH"},
   };
   for (const auto& [text, message] : cases) {
-    const std::string what = error_of([&] { AppSpec::parse(text); });
+    const std::string what = error_of([&spec = text] { AppSpec::parse(spec); });
     EXPECT_NE(what.find(message), std::string::npos) << text << " -> " << what;
   }
 }
