@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds one flavour of ibsdn into build/<flavour>:
 #   build.sh [release|asan|fuzz] [TARGET...]
+# release: RelWithDebInfo with gcc (what the package ships); asan: clang, Debug, ASan + UBSan, the
+# tests and the libFuzzer targets; fuzz: only the libFuzzer targets, optimised (for long runs).
 # With targets, builds only those (and what they need), not the tests and benchmarks. ccache, when
 # installed, speeds up repeated builds; a cold build does not need it.
 set -euo pipefail
@@ -10,7 +12,9 @@ shift || true
 jobs="$(nproc)"
 case "$flavour" in
   release) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
-  asan) args=(-DCMAKE_BUILD_TYPE=Debug -DIBSDN_SANITIZE=ON -DIBSDN_BENCH=OFF -DIBSDN_TEST_PER_CASE=OFF) ;;
+  # The sanitizer build also holds the fuzzers (libFuzzer needs clang): one tree for both.
+  asan) args=(-DCMAKE_BUILD_TYPE=Debug -DIBSDN_SANITIZE=ON -DIBSDN_FUZZ=ON -DIBSDN_BENCH=OFF
+              -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
   fuzz) args=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DIBSDN_FUZZ=ON -DBUILD_TESTING=OFF -DIBSDN_BENCH=OFF
               -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++) ;;
   *) echo "build.sh: unknown flavour '$flavour' (release, asan, fuzz)" >&2; exit 2 ;;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs dependencies, builds, and runs every test of ibsdn: the unit and integration tests
-# (release build, warnings as errors), the unit tests again under AddressSanitizer +
-# UndefinedBehaviorSanitizer, a short libFuzzer run of the decoders, the formatting check and a
-# quick benchmark smoke run.
+# Installs dependencies, builds, and runs every test of ibsdn: the formatting and include-layer
+# checks, the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer and a short libFuzzer
+# run of the decoders (one clang build), a quick benchmark smoke run and the unit and integration
+# tests (release build, warnings as errors). Prints each leg's time at the end.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -43,22 +43,28 @@ scripts/format.sh --check
 step "include layers"
 scripts/check-includes.sh
 
-step "sanitizer build (ASan + UBSan) and unit tests"
+# One clang tree serves the sanitizer tests and the fuzzers: the libraries carry both the
+# sanitizers and libFuzzer's coverage hooks (scripts/build.sh asan).
+step "sanitizer build (clang, ASan + UBSan, with the fuzzers)"
 scripts/build.sh asan
+
+step "unit tests under ASan + UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan -L unit --output-on-failure -j "$(nproc)"
 
 step "fuzzing the decoders for ${fuzz_seconds}s each"
-scripts/build.sh fuzz
-for fuzzer in build/fuzz/tests/fuzz/*_fuzz; do
-  [ -x "$fuzzer" ] || continue
+fuzzers=(build/asan/tests/fuzz/*_fuzz)
+[ -x "${fuzzers[0]}" ] || { echo "test.sh: no fuzzers in build/asan/tests/fuzz" >&2; exit 1; }
+for fuzzer in "${fuzzers[@]}"; do
   corpus="$(mktemp -d)"
   "$fuzzer" -max_total_time="$fuzz_seconds" -print_final_stats=1 "$corpus" 2>&1 | tail -n 3
   rm -rf "$corpus"
 done
 
-step "benchmark smoke run"
+step "release build"
 scripts/build.sh release
+
+step "benchmark smoke run"
 build/release/bench/route_bench --quick
 build/release/bench/volume_bench --quick
 build/release/bench/controller_bench --quick
