@@ -16,10 +16,13 @@
 #include "routing/xgft.hpp"
 #include "tests/support/all_pairs.hpp"
 #include "tests/support/fat_tree_fabrics.hpp"
+#include "tests/support/flow_sets.hpp"
 #include "tests/support/throws_naming.hpp"
 
 namespace ibsdn {
 namespace {
+
+using test::permutation;
 
 using test::generate_pod_tree;
 using test::PodTree;
@@ -46,23 +49,6 @@ std::vector<Flow> random_flows(const Fabric&, const std::vector<NodeIdx>& hosts,
     fl.src = hosts[rng() % hosts.size()];
     fl.dst = hosts[rng() % hosts.size()];
     if (fl.src != fl.dst) out.push_back(fl);
-  }
-  set_weights(out);
-  return out;
-}
-
-/// A random permutation among `hosts` (every host sends once and receives once).
-std::vector<Flow> permutation(const std::vector<NodeIdx>& hosts, std::uint64_t seed) {
-  std::vector<NodeIdx> to = hosts;
-  std::mt19937_64 rng(seed);
-  std::shuffle(to.begin(), to.end(), rng);
-  std::vector<Flow> out;
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    if (hosts[i] == to[i]) continue;
-    Flow fl;
-    fl.src = hosts[i];
-    fl.dst = to[i];
-    out.push_back(fl);
   }
   set_weights(out);
   return out;

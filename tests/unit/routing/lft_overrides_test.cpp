@@ -13,9 +13,12 @@
 #include "routing/link_load.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/xgft.hpp"
+#include "tests/support/flow_sets.hpp"
 
 namespace ibsdn {
 namespace {
+
+using test::permutation;
 
 struct Bed {
   Fabric f;
@@ -24,22 +27,6 @@ struct Bed {
       : f(generate_xgft(XgftParams::parse(xgft))),
         dmodk(lfts_from_destination_routes(f, sequential_lids(f), *make_algorithm("dmodk"))) {}
 };
-
-std::vector<Flow> permutation(const std::vector<NodeIdx>& hosts, std::uint64_t seed) {
-  std::vector<NodeIdx> to = hosts;
-  std::mt19937_64 rng(seed);
-  std::shuffle(to.begin(), to.end(), rng);
-  std::vector<Flow> out;
-  for (std::size_t i = 0; i < hosts.size(); ++i) {
-    if (hosts[i] == to[i]) continue;
-    Flow fl;
-    fl.src = hosts[i];
-    fl.dst = to[i];
-    out.push_back(fl);
-  }
-  set_weights(out);
-  return out;
-}
 
 FlowEntry dlid_entry(Lid dlid, PortNum out) {
   FlowEntry e;
