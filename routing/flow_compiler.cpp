@@ -158,7 +158,12 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
   if (opt.used) {
     for (std::size_t s = 0; s < used.size() && s < opt.used->size(); ++s) used[s] = (*opt.used)[s];
   }
-  const bool dlid_only = opt.level == FlowDefinitionLevel::kDlid;
+  const auto in_lft = [&](NodeIdx sw) {
+    return opt.lft_switches != nullptr && sw.value() < opt.lft_switches->size() &&
+           (*opt.lft_switches)[sw.value()];
+  };
+  const bool all_dlid = opt.level == FlowDefinitionLevel::kDlid;
+  const auto dlid_only = [&](NodeIdx sw) { return all_dlid || in_lft(sw); };
   // A destination-wide entry here would divert other jobs' traffic, or another job holds it.
   const auto wildcard_blocked = [&](NodeIdx sw, Lid dlid, PortNum port) {
     if (taken(sw, FlowMatch::exact_dlid(dlid), wildcard_priority)) return true;
@@ -178,7 +183,7 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
     std::map<NodeIdx, std::uint32_t> extra;
     bool fits = true;
     for (const Hop& h : needs[i]) {
-      if (dlid_only) {
+      if (dlid_only(h.sw)) {
         auto it = dlid_port.find({h.sw, dlid.value()});
         if (it != dlid_port.end()) {
           fits = fits && it->second == h.port;
@@ -190,12 +195,14 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
       }
       ++extra[h.sw];
     }
-    for (const auto& [sw, k] : extra) fits = fits && used[sw.value()] + k <= opt.capacity;
+    for (const auto& [sw, k] : extra) {
+      fits = fits && (in_lft(sw) || used[sw.value()] + k <= opt.capacity);
+    }
     if (!fits) continue;
     admitted[i] = true;
     for (const auto& [sw, k] : extra) used[sw.value()] += k;
     for (const Hop& h : needs[i]) {
-      if (dlid_only) dlid_port.emplace(std::pair{h.sw, dlid.value()}, h.port);
+      if (dlid_only(h.sw)) dlid_port.emplace(std::pair{h.sw, dlid.value()}, h.port);
     }
   }
 
@@ -233,8 +240,9 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
     out.override_hops += needs[i].size();
     for (const Hop& h : needs[i]) {
       const auto key = std::pair{h.sw, dlid.value()};
-      const bool whole_destination = dlid_only || (opt.aggregate && ports_toward[key].size() == 1 &&
-                                                   !wildcard_blocked(h.sw, dlid, h.port));
+      const bool whole_destination =
+          dlid_only(h.sw) ||
+          (opt.aggregate && ports_toward[key].size() == 1 && !wildcard_blocked(h.sw, dlid, h.port));
       FlowEntry e;
       e.cookie = job.value();
       e.action.output = h.port;

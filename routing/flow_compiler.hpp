@@ -33,6 +33,11 @@ struct CompileOptions {
   FlowDefinitionLevel level = FlowDefinitionLevel::kSlidDlid;
   /// Entries a switch's table can hold in total.
   std::uint32_t capacity = 4096;
+  /// Per switch (indexed by NodeIdx; null or shorter: none): the switch takes this job's entries
+  /// into its LFT, not a flow table. There every entry is a destination entry whatever `level`
+  /// says (one port per DLID, as at kDlid), and `capacity` does not apply: an LFT has a slot for
+  /// every LID. `used` must not count other jobs' entries there either.
+  const std::vector<bool>* lft_switches = nullptr;
   /// Entries other jobs already hold, per switch (indexed by NodeIdx); may be null.
   const std::vector<std::uint32_t>* used = nullptr;
   std::uint16_t priority = 100;

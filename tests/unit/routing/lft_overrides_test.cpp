@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -141,6 +142,51 @@ TEST(LftOverrides, WritingTheBlocksBackRestoresTheDefaultsExactly) {
   }
   expect_same_tables(bed.f, restored, bed.dmodk);
   EXPECT_TRUE(changed_lft_blocks(bed.f, restored, bed.dmodk).empty());
+}
+
+/// A fabric where only some switches have flow tables (install_backend auto): on the others the
+/// compiler writes destination entries only, whatever the flow definition level, one port per
+/// DLID, and no table capacity binds there; flows whose routes need two ports toward one
+/// destination at such a switch keep their default routes, all others take their chosen paths.
+TEST(LftOverrides, LftSwitchesGetDestinationEntriesOnlyWithoutACapacity) {
+  const Bed bed("3;4,4,4;1,4,4");
+  std::vector<bool> lft(bed.f.num_nodes(), false);
+  for (std::size_t k = 0; k < bed.f.switches().size(); k += 2)
+    lft[bed.f.switches()[k].value()] = true;
+  const auto greedy = make_algorithm("sdn-greedy");
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    // Two permutations at once: two sources per destination, so some routes conflict.
+    std::vector<Flow> flows = permutation(bed.f.hcas(), seed);
+    const std::vector<Flow> more = permutation(bed.f.hcas(), seed + 100);
+    flows.insert(flows.end(), more.begin(), more.end());
+    const std::vector<Path> paths = greedy->route(RouteRequest{bed.f, flows});
+    CompileOptions opt;
+    opt.level = FlowDefinitionLevel::kSlidDlid;
+    opt.capacity = 0;  // no flow table has room: only the LFT switches take entries
+    opt.lft_switches = &lft;
+    const CompiledFlows c = compile_flows(bed.f, bed.dmodk, flows, paths, JobId(7), opt);
+    std::map<NodeIdx, std::vector<FlowEntry>> in_lfts;
+    for (const auto& [sw, entries] : c.tables) {
+      ASSERT_TRUE(lft[sw.value()]) << bed.f.node(sw).name << " has no LFT backend";
+      for (const FlowEntry& e : entries) {
+        ASSERT_FALSE(e.match.slid.has_value()) << bed.f.node(sw).name;
+        ASSERT_EQ(e.match, FlowMatch::exact_dlid(Lid(e.match.dlid->value)));
+      }
+      in_lfts[sw] = entries;
+    }
+    // One port per DLID: the entries load into the LFTs, and the LFTs alone then deliver every
+    // flow on the path the compiler traced.
+    const LftSet installed = lfts_with_dlid_entries(bed.f, bed.dmodk, in_lfts);
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      const Trace t = trace(bed.f, installed, flows[i].src, flows[i].dst);
+      ASSERT_TRUE(t.ok()) << t.error;
+      ASSERT_EQ(t.path, c.effective[i]) << "seed " << seed << " flow " << i;
+      if (!c.on_default[i]) {
+        EXPECT_EQ(t.path, paths[i]);
+      }
+    }
+    EXPECT_GT(c.entries, 0u) << "seed " << seed;
+  }
 }
 
 TEST(LftOverrides, RefusesWhatAnLftCannotHold) {
