@@ -190,6 +190,7 @@ class Parser {
     std::vector<std::string> elephants;
     bool clear = false;
     std::string algorithm;
+    std::string backend;
     std::string begin;
     std::string end;
     bool delete_entries = false;
@@ -228,6 +229,7 @@ class Parser {
   CLI::Option* start_rpn_ = nullptr;
   CLI::Option* start_mapping_ = nullptr;
   CLI::Option* start_algorithm_ = nullptr;
+  CLI::Option* start_backend_ = nullptr;
   CLI::App* end_ = nullptr;
   CLI::App* phase_ = nullptr;
   CLI::Option* phase_job_ = nullptr;
@@ -364,6 +366,13 @@ void Parser::add_job_commands() {
                          ->add_option("--algorithm", v_.algorithm,
                                       "routing algorithm, overriding the configuration")
                          ->type_name("NAME");
+  start_backend_ =
+      start_
+          ->add_option("--backend", v_.backend,
+                       "where the routes go, overriding the configuration's install_backend "
+                       "(dry_run: report what would change, write nothing)")
+          ->type_name("BACKEND")
+          ->check(CLI::IsMember({"auto", "flow_table", "lft", "dry_run"}));
 
   end_ = command(*job, "end", "remove a job's flow entries (its traffic returns to the LFT)");
   job_option(*end_, true, "the job id");
@@ -471,6 +480,7 @@ Request Parser::build(const Environment& env) const {
     if (start_mapping_->count() > 0) r.mapping = parse_mapping(v_.mapping);
     r.elephants = parse_elephants(v_.elephants);
     if (start_algorithm_->count() > 0) r.algorithm = v_.algorithm;
+    if (start_backend_->count() > 0) r.backend = parse_install_backend(v_.backend);
     return r;
   }
   if (end_->parsed()) return JobEndRequest{JobId(v_.job)};

@@ -21,13 +21,14 @@ namespace ibsdn {
 namespace {
 
 // The keys parse_config() accepts, per map; config_keys() lists them for the documentation's tests.
-constexpr std::array<std::string_view, 17> kKeys = {"notice_socket",
+constexpr std::array<std::string_view, 18> kKeys = {"notice_socket",
                                                     "socket_group",
                                                     "state_dir",
                                                     "switch_key",
                                                     "switch_key_file",
                                                     "table_capacity",
                                                     "flow_definition_level",
+                                                    "install_backend",
                                                     "algorithms",
                                                     "mad",
                                                     "limits",
@@ -225,6 +226,14 @@ Config parse_config(std::string_view text, std::string_view source_name) {
                             " is not one of dlid, slid-dlid, slid-dlid-sl, slid-dlid-sl-qp");
             }
             c.flow_definition_level = *parsed;
+          } else if (key == "install_backend") {
+            const std::string name = r.string(v, key);
+            const auto parsed = parse_install_backend(name);
+            if (!parsed) {
+              r.fail(v, "install_backend: " + quote_for_message(name) + " is not one of " +
+                            std::string(kInstallBackendNames));
+            }
+            c.install_backend = *parsed;
           } else if (key == "algorithms") {
             r.for_each_key(v, "algorithms", kAlgorithmKeys,
                            [&](const std::string& k, const YAML::Node& a) {

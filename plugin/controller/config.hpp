@@ -18,6 +18,7 @@
 
 #include "common/config_error.hpp"
 #include "flowtable/flow_table.hpp"
+#include "flowtable/install_backend.hpp"
 #include "flowtable/match.hpp"
 
 namespace ibsdn {
@@ -115,6 +116,12 @@ struct Config {
   std::size_t table_capacity = 4096;
   /// The fields the switches' flow tables match on.
   FlowDefinitionLevel flow_definition_level = FlowDefinitionLevel::kSlidDlid;
+  /// Where jobs' routes go (a job_start's `backend` overrides it for that job): `auto` puts flow
+  /// entries on switches whose SDN agent answers and LFT entries (through OpenSM, routing engine
+  /// `sdn`, fat-trees only) on the others; `flow_table` only the former, `lft` only the latter;
+  /// `dry_run` answers what `auto` would change and writes nothing (docs/routing.md, "Install
+  /// backends").
+  InstallBackend install_backend = InstallBackend::kAuto;
   AlgorithmChoice algorithms;
   MadSettings mad;
   Limits limits;

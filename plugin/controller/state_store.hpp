@@ -19,15 +19,17 @@
 // The database, its -wal and -shm files, the marker and the lock file are 0600, the directory
 // 0700 (policy for existing ones in state_dir.hpp).
 //
-// Schema (version 2, PRAGMA user_version; version 1 had the first two tables):
+// Schema (version 3, PRAGMA user_version; version 1 had the first two tables, version 2 no
+// backend columns):
 //   jobs(job_id INTEGER PRIMARY KEY, user TEXT, uid INTEGER NULL, request TEXT,
 //        algorithm TEXT, phase TEXT NULL, started_unix_ms INTEGER)
 //   flow_entries(job_id -> jobs ON DELETE CASCADE, seq INTEGER, switch_guid INTEGER,
-//                entry TEXT /* flowtable JSON form, no counters */, PRIMARY KEY(job_id, seq))
+//                entry TEXT /* flowtable JSON form, no counters */,
+//                backend TEXT 'flow_table' | 'lft', PRIMARY KEY(job_id, seq))
 //   quarantine(qid INTEGER PRIMARY KEY, job_id, reason, bad_table, bad_row, bad_column,
 //              quarantined_unix_ms, has_job_row, then the jobs columns as they were (ANY))
 //   quarantine_entries(qid -> quarantine ON DELETE CASCADE, then the flow_entries columns as
-//                      they were (ANY))
+//                      they were (ANY), backend last)
 // GUIDs are stored as the signed 64-bit integer with the same bits.
 #pragma once
 
@@ -48,6 +50,8 @@ namespace ibsdn {
 struct IntendedEntry {
   Guid switch_guid;
   FlowEntry entry;  // cookie == the job id; counters are not stored
+  /// Written into the switch's LFT (a destination entry) rather than its flow table.
+  bool in_lft = false;
 };
 
 struct StoredJob {
@@ -90,7 +94,7 @@ struct LoadedJobs {
 
 class StateStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   static constexpr const char* kFileName = "ibsdn-state.sqlite3";
   static constexpr const char* kMarkerFileName = "ibsdn-state.created";
   static constexpr const char* kLockFileName = "ibsdn-state.lock";
@@ -139,7 +143,8 @@ class StateStore {
   /// when the job is not quarantined.
   bool release_quarantined(JobId id);
 
-  /// The entries all stored jobs intend for one switch, by job id then put_job order.
+  /// The entries all stored jobs intend for one switch's flow table (not its LFT), by job id then
+  /// put_job order.
   [[nodiscard]] std::vector<FlowEntry> intended_entries(Guid switch_guid) const;
   /// The switches that have intended entries, ascending.
   [[nodiscard]] std::vector<Guid> switches() const;

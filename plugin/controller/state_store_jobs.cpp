@@ -94,21 +94,24 @@ void StateStore::Impl::prepare_job_statements() {
       Statement(d, path,
                 "INSERT INTO jobs (job_id, user, uid, request, algorithm, phase, started_unix_ms) "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-  insert_entry = Statement(
-      d, path,
-      "INSERT INTO flow_entries (job_id, seq, switch_guid, entry) VALUES (?1, ?2, ?3, ?4)");
+  insert_entry = Statement(d, path,
+                           "INSERT INTO flow_entries (job_id, seq, switch_guid, entry, backend) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5)");
   constexpr const char* kJobColumns =
       "SELECT job_id, user, uid, request, algorithm, phase, started_unix_ms FROM jobs";
   select_jobs = Statement(d, path, std::string(kJobColumns) + " ORDER BY job_id");
   select_job = Statement(d, path, std::string(kJobColumns) + " WHERE job_id = ?1");
   select_entries = Statement(
-      d, path, "SELECT job_id, seq, switch_guid, entry FROM flow_entries ORDER BY job_id, seq");
-  select_job_entries = Statement(
       d, path,
-      "SELECT job_id, switch_guid, entry FROM flow_entries WHERE job_id = ?1 ORDER BY seq");
+      "SELECT job_id, seq, switch_guid, entry, backend FROM flow_entries ORDER BY job_id, seq");
+  select_job_entries =
+      Statement(d, path,
+                "SELECT job_id, switch_guid, entry, backend FROM flow_entries WHERE job_id = ?1 "
+                "ORDER BY seq");
   select_switch_entries = Statement(
       d, path,
-      "SELECT job_id, entry FROM flow_entries WHERE switch_guid = ?1 ORDER BY job_id, seq");
+      "SELECT job_id, entry FROM flow_entries WHERE switch_guid = ?1 AND backend = 'flow_table' "
+      "ORDER BY job_id, seq");
   select_switches =
       Statement(d, path, "SELECT DISTINCT switch_guid FROM flow_entries ORDER BY switch_guid");
 }
@@ -177,6 +180,8 @@ std::optional<Problem> StateStore::Impl::decode_entry_row(const Run& r, std::int
                    "cookie " + std::to_string(out.entry.cookie) + " is not the job id"};
   }
   out.switch_guid = guid_from_column(r.integer(2));
+  // The column's CHECK keeps it to the two names.
+  out.in_lft = r.type(4) == SQLITE_TEXT && r.text(4) == "lft";
   return std::nullopt;
 }
 
@@ -236,6 +241,7 @@ void StateStore::put_job(const StoredJob& job) {
         .bind(2, static_cast<std::int64_t>(i))
         .bind(3, guid_column(e.switch_guid))
         .bind(4, entry_text(e.entry))
+        .bind(5, std::string(e.in_lft ? "lft" : "flow_table"))
         .exec();
   }
   tx.commit();
@@ -335,8 +341,8 @@ std::optional<StoredJob> StateStore::find_job(JobId id) const {
     Run r(m.select_job_entries, "find_job: read the flow entries");
     r.bind(1, key);
     while (r.step()) {
-      job.entries.push_back(
-          {guid_from_column(r.integer(1)), entry_from_text(r.text(2), key, m.path)});
+      job.entries.push_back({guid_from_column(r.integer(1)),
+                             entry_from_text(r.text(2), key, m.path), r.text(3) == "lft"});
     }
   }
   tx.commit();

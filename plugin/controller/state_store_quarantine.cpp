@@ -34,8 +34,9 @@ void StateStore::Impl::prepare_quarantine_statements() {
                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, NULL, NULL, NULL, NULL, NULL, NULL)");
   quarantine_entries =
       Statement(d, path,
-                "INSERT INTO quarantine_entries (qid, job_id, seq, switch_guid, entry) "
-                "SELECT ?2, job_id, seq, switch_guid, entry FROM flow_entries WHERE job_id = ?1");
+                "INSERT INTO quarantine_entries (qid, job_id, seq, switch_guid, entry, backend) "
+                "SELECT ?2, job_id, seq, switch_guid, entry, backend FROM flow_entries "
+                "WHERE job_id = ?1");
   delete_job_entries = Statement(d, path, "DELETE FROM flow_entries WHERE job_id = ?1");
   constexpr const char* kQuarantinedColumns =
       "SELECT job_id, reason, bad_table, bad_row, bad_column, quarantined_unix_ms, has_job_row, "

@@ -57,6 +57,13 @@ constexpr const char* kMigrations[] = {
     ) STRICT;
     CREATE INDEX quarantine_entries_by_qid ON quarantine_entries(qid);
     )sql",
+    // Version 3: where each entry lives on its switch, the flow table or the LFT (the LFT
+    // backend, install_backend). Rows written before stay flow-table entries.
+    R"sql(
+    ALTER TABLE flow_entries ADD COLUMN backend TEXT NOT NULL DEFAULT 'flow_table'
+      CHECK (backend IN ('flow_table', 'lft'));
+    ALTER TABLE quarantine_entries ADD COLUMN backend ANY;
+    )sql",
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 
@@ -64,6 +71,7 @@ static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 const std::array<std::vector<std::string>, StateStore::kSchemaVersion + 1> kTables = {{
     {},
     {"jobs", "flow_entries"},
+    {"jobs", "flow_entries", "quarantine", "quarantine_entries"},
     {"jobs", "flow_entries", "quarantine", "quarantine_entries"},
 }};
 

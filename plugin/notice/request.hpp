@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "flowtable/install_backend.hpp"
 #include "flowtable/types.hpp"
 #include "plugin/notice/error_code.hpp"
 #include "routing/patterns/mapping_kind.hpp"
@@ -51,6 +52,8 @@ struct JobStartRequest {
   /// Operator override of config.algorithms. Only its syntax is checked here: the controller
   /// refuses a name it has no algorithm for (kInvalid at /algorithm).
   std::optional<std::string> algorithm;
+  /// Operator override of config.install_backend for this job (`dry_run`: what would change).
+  std::optional<InstallBackend> backend;
   bool operator==(const JobStartRequest&) const = default;
 };
 

@@ -63,6 +63,7 @@ json request_to_json(const Request& request) {
             j["phases"] = std::move(phases);
           }
           if (r.algorithm) j["algorithm"] = *r.algorithm;
+          if (r.backend) j["backend"] = std::string(to_string(*r.backend));
         } else if constexpr (std::is_same_v<T, JobEndRequest>) {
           j["job"] = r.job.value();
         } else if constexpr (std::is_same_v<T, PhaseRequest>) {

@@ -252,7 +252,7 @@ SwitchRef to_switch_ref(const json& v, const std::string& at) {
 
 Request parse_job_start(const Object& o) {
   o.allow_only({"v", "op", "job", "user", "uid", "nodes", "pattern", "matrix", "matrix_skipped",
-                "ranks_per_node", "mapping", "elephants", "phases", "algorithm"},
+                "ranks_per_node", "mapping", "elephants", "phases", "algorithm", "backend"},
                "job_start");
   JobStartRequest r;
   r.job = to_job(o.need("job"), o.at("job"));
@@ -319,6 +319,14 @@ Request parse_job_start(const Object& o) {
            quote_for_message(name) + " is not a valid algorithm name: " + why);
     }
     r.algorithm = name;
+  }
+  if (const json* b = o.find("backend")) {
+    const std::string& name = to_string_value(*b, o.at("backend"), "backend");
+    r.backend = parse_install_backend(name);
+    if (!r.backend) {
+      fail(ErrorCode::kInvalid, o.at("backend"),
+           quote_for_message(name) + " is not one of " + std::string(kInstallBackendNames));
+    }
   }
   return r;
 }

@@ -284,7 +284,9 @@ TEST(StateStore, Open_RefusesANewerSchemaNamingBothVersions) {
   run_sql(db_of(t.path()), "PRAGMA user_version = 99");
   const std::string what = open_error(t.path());
   EXPECT_TRUE(contains(what, db_of(t.path()))) << what;
-  EXPECT_TRUE(contains(what, "schema version 99 is newer than this ibsdn understands (2)")) << what;
+  EXPECT_TRUE(contains(what, "schema version 99 is newer than this ibsdn understands (" +
+                                 std::to_string(StateStore::kSchemaVersion) + ")"))
+      << what;
   EXPECT_EQ(pragma(db_of(t.path()), "PRAGMA user_version"), "99");  // left as it was
 }
 
@@ -370,7 +372,8 @@ TEST(StateStore, Open_RefusesADatabaseThatLacksATableOfItsVersion) {
   { (void)StateStore::open(t.path()); }
   run_sql(db_of(t.path()), "DROP TABLE quarantine_entries");
   const std::string what = open_error(t.path());
-  EXPECT_TRUE(contains(what, "lacks the table(s) quarantine_entries of its schema version 2"))
+  EXPECT_TRUE(contains(what, "lacks the table(s) quarantine_entries of its schema version " +
+                                 std::to_string(StateStore::kSchemaVersion)))
       << what;
 }
 
@@ -419,16 +422,59 @@ TEST(StateStore, Open_MigratesASchemaVersion1StoreKeepingItsJobs) {
     StateStore s = StateStore::open(t.path());
     s.put_job(job);
   }
-  // Back to what version 1 wrote: no quarantine tables, user_version 1, no marker.
+  // Back to what version 1 wrote: no quarantine tables, no backend column, user_version 1, no
+  // marker.
   run_sql(db_of(t.path()),
-          "DROP TABLE quarantine_entries; DROP TABLE quarantine; PRAGMA user_version = 1");
+          "DROP TABLE quarantine_entries; DROP TABLE quarantine; "
+          "ALTER TABLE flow_entries DROP COLUMN backend; PRAGMA user_version = 1");
   std::filesystem::remove(t.path() + "/" + StateStore::kMarkerFileName);
   StateStore s = StateStore::open(t.path());
-  EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), "2");
+  EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), std::to_string(StateStore::kSchemaVersion));
   const LoadedJobs loaded = s.load();
   ASSERT_EQ(loaded.jobs.size(), 1u);
   expect_same(loaded.jobs[0], job);
   EXPECT_TRUE(s.quarantined().empty());
+}
+
+/// Version 2 stores had no backend column: their entries were all flow-table entries, and stay
+/// so; a version-3 store keeps which entries live in an LFT, through put_job, load and find_job,
+/// and leaves them out of a switch's flow-table intent.
+TEST(StateStore, Open_MigratesASchemaVersion2StoreAndKeepsEachEntrysBackend) {
+  TempDir t;
+  const StoredJob job = sample_job(46);
+  ASSERT_GE(job.entries.size(), 2u);
+  {
+    StateStore s = StateStore::open(t.path());
+    s.put_job(job);
+  }
+  run_sql(db_of(t.path()),
+          "ALTER TABLE quarantine_entries DROP COLUMN backend; "
+          "ALTER TABLE flow_entries DROP COLUMN backend; PRAGMA user_version = 2");
+  StateStore s = StateStore::open(t.path());
+  EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), "3");
+  const LoadedJobs loaded = s.load();
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  for (const IntendedEntry& e : loaded.jobs[0].entries) EXPECT_FALSE(e.in_lft);
+
+  StoredJob mixed = job;
+  mixed.entries[0].in_lft = true;
+  s.put_job(mixed);
+  const auto back = s.find_job(job.id);
+  ASSERT_TRUE(back.has_value());
+  ASSERT_EQ(back->entries.size(), mixed.entries.size());
+  for (std::size_t i = 0; i < mixed.entries.size(); ++i) {
+    EXPECT_EQ(back->entries[i].in_lft, mixed.entries[i].in_lft) << i;
+  }
+  const LoadedJobs again = s.load();
+  ASSERT_EQ(again.jobs.size(), 1u);
+  EXPECT_TRUE(again.jobs[0].entries[0].in_lft);
+  EXPECT_FALSE(again.jobs[0].entries[1].in_lft);
+  // The LFT entry is not part of its switch's flow-table intent.
+  const Guid sw = mixed.entries[0].switch_guid;
+  std::size_t in_table = 0;
+  for (std::size_t i = 1; i < mixed.entries.size(); ++i)
+    in_table += mixed.entries[i].switch_guid == sw;
+  EXPECT_EQ(s.intended_entries(sw).size(), in_table);
 }
 
 // ---- quarantine ----
