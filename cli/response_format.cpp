@@ -172,6 +172,17 @@ std::string format_ready(const json& response) {
     t.add_row({"matrix:", skipped});
   }
   t.add_row({"entries:", std::to_string(r.uint("entries"))});
+  if (r.has("backends")) {
+    const Fields b(r.need("backends"), "/backends");
+    const Fields table(b.need("flow_table"), "/backends/flow_table");
+    const Fields lft(b.need("lft"), "/backends/lft");
+    t.add_row({"backend:", r.str("backend") + ": " +
+                               plural(table.uint("entries"), "flow entry", "flow entries") +
+                               " on " + plural(table.uint("switches"), "switch", "switches") +
+                               ", " + plural(lft.uint("entries"), "LFT entry", "LFT entries") +
+                               " on " + plural(lft.uint("switches"), "switch", "switches") + " (" +
+                               plural(lft.uint("blocks"), "block", "blocks") + " written)"});
+  }
   t.add_row({"max link load:", decimal(r.number("max_link_load")) + " (lower bound L_D " +
                                    decimal(r.number("bound")) + ")"});
   t.add_row({"max link time:", decimal(r.number("max_link_ms")) +
@@ -219,6 +230,9 @@ std::string format_flows(const json& response) {
     body += "switch " + switch_label(guid) + " (" + s.str("name") + ") guid=" + guid +
             " lid=" + std::to_string(s.uint("lid")) + ": " +
             plural(entries.size(), "entry", "entries") + "\n";
+    std::size_t in_lft = 0;
+    for (const Fields& e : entries) in_lft += e.has("backend") && e.str("backend") == "lft";
+    if (in_lft > 0) body.insert(body.size() - 1, " (" + std::to_string(in_lft) + " in its LFT)");
     for (const Fields& e : entries) body += " " + entry_text(e) + "\n";
   }
   return "source=" + r.str("source") + ": " + plural(switches.size(), "switch", "switches") + ", " +

@@ -73,6 +73,7 @@ json flows_answer(const ControllerView& v, const FlowsQuery& q) {
       if (q.job && id != *q.job) continue;
       if (const auto it = j->entries.find(sw.guid); it != j->entries.end()) {
         sf.entries.insert(sf.entries.end(), it->second.begin(), it->second.end());
+        sf.in_lft.insert(sf.in_lft.end(), it->second.size(), j->lft_switches.contains(sw.guid));
       }
     }
     if (!sf.entries.empty() || q.switch_ref) out.push_back(std::move(sf));

@@ -9,6 +9,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,7 @@ struct JobView {
   JobSummary summary;
   std::optional<std::uint32_t> owner_uid;
   std::map<Guid, std::vector<FlowEntry>> entries;  // intended, by switch
+  std::set<Guid> lft_switches;                     // those of `entries` in the switch's LFT
 };
 
 struct ControllerView {

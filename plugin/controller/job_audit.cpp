@@ -82,11 +82,14 @@ json JobController::flows_from_switches(const FlowsQuery& q) {
 }
 
 json JobController::audit(const AuditQuery& q) {
-  const AuditOutcome a = audit_switches(switches_.due(SwitchRegistry::Clock::now()), q.repair);
+  AuditOutcome a = audit_switches(switches_.due(SwitchRegistry::Clock::now()), q.repair);
+  // Switches without an agent are not asked (each would cost a timeout and a log line)...
+  const std::size_t not_sdn_capable = switches_.all().size() - a.checked;
+  // ... but the LFT blocks that hold jobs' entries are read (SubnGet) on every switch.
+  audit_lft_blocks(a, q.repair);
   json r = audit_response(a.checked, a.findings);
   r["repaired"] = a.repaired;
-  // Switches without an agent are not asked (each would cost a timeout and a log line).
-  r["not_sdn_capable"] = switches_.all().size() - a.checked;
+  r["not_sdn_capable"] = not_sdn_capable;
   return r;
 }
 
@@ -177,6 +180,10 @@ void JobController::periodic_check() {
     }
   }
   ++counters_["periodic_checks"];
+  // The LFT blocks holding jobs' entries: one read per block (the blocks are few: only those
+  // with an override), repaired where they differ.
+  AuditOutcome lft;
+  audit_lft_blocks(lft, true);
   if (!suspicious.empty()) {
     const AuditOutcome a = audit_switches(suspicious, true);
     if (a.repaired > 0) {

@@ -43,8 +43,9 @@ std::optional<std::uint32_t> uid_of_user(const std::string& user) {
 
 JobController::JobController(Config config, std::optional<HostMap> hosts, StateStore* store,
                              mad::MadTransport& transport, Log log,
-                             std::optional<std::uint32_t> slurm_uid)
+                             std::optional<std::uint32_t> slurm_uid, LftAccess* lft)
     : config_(std::move(config)),
+      lft_(lft),
       hosts_(std::move(hosts)),
       store_(store),
       client_(transport, client_options(config_)),
@@ -194,13 +195,18 @@ void JobController::publish() {
     s.pattern = j.adopted ? "unknown" : traffic_text(j.request.traffic);
     s.algorithm = j.algorithm;
     s.phase = j.phase;
-    for (const auto& [g, e] : j.entries) s.entries += e.size();
+    for (const auto& [g, e] : j.entries) {
+      s.entries += e.size();
+      if (j.lft_switches.contains(g)) s.lft_entries += e.size();
+    }
+    s.backend = j.adopted ? "flow_table" : std::string(to_string(backend_of(j)));
     s.started_unix_ms = j.started_unix_ms;
     s.degraded = !j.adopted && (j.ready.degraded || !j.routed);
     if (!j.adopted) s.matrix = matrix_counts(j.request.traffic);
     entries += s.entries;
     jv->owner_uid = j.owner_uid;
     jv->entries = j.entries;
+    jv->lft_switches = j.lft_switches;
     version = j.version;
     cached = jv;
     v->jobs.emplace(id, std::move(jv));
@@ -277,6 +283,7 @@ std::vector<std::uint32_t> JobController::usage(std::optional<JobId> except) con
   for (const auto& [id, j] : jobs_) {
     if (except && id == *except) continue;
     for (const auto& [g, e] : j.entries) {
+      if (j.lft_switches.contains(g)) continue;  // in the LFT: no room taken in a flow table
       if (const auto n = fabric_->subnet.fabric.find_guid(g)) {
         used[n->value()] += static_cast<std::uint32_t>(e.size());
       }
@@ -307,6 +314,7 @@ std::map<NodeIdx, std::vector<FlowEntry>> JobController::all_tables(
 std::vector<FlowEntry> JobController::intended(Guid sw) const {
   std::vector<FlowEntry> out;
   for (const auto& [id, j] : jobs_) {
+    if (j.lft_switches.contains(sw)) continue;  // in its LFT, not its flow table
     if (const auto it = j.entries.find(sw); it != j.entries.end()) {
       out.insert(out.end(), it->second.begin(), it->second.end());
     }

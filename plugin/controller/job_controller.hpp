@@ -51,6 +51,7 @@
 #include "plugin/controller/controller_view.hpp"
 #include "plugin/controller/host_map.hpp"
 #include "plugin/controller/job_flows.hpp"
+#include "plugin/controller/lft_access.hpp"
 #include "plugin/controller/load_guard.hpp"
 #include "plugin/controller/log_codes.hpp"
 #include "plugin/controller/quarantined_cookies.hpp"
@@ -74,9 +75,11 @@ class JobController {
   static constexpr std::uint32_t kTidBase = 0x5E000000u;
 
   /// `store` may be null (nothing persists); `slurm_uid` is the uid besides root allowed to
-  /// start and end jobs (none: root only).
+  /// start and end jobs (none: root only); `lft` reaches the switches' LFTs (null: no LFT
+  /// backend, install_backend `lft` is refused and `auto` uses flow tables only).
   JobController(Config config, std::optional<HostMap> hosts, StateStore* store,
-                mad::MadTransport& transport, Log log, std::optional<std::uint32_t> slurm_uid);
+                mad::MadTransport& transport, Log log, std::optional<std::uint32_t> slurm_uid,
+                LftAccess* lft = nullptr);
 
   /// A SUBNET UP (see the header comment).
   void fabric_updated(FabricSnapshot snapshot);
@@ -131,6 +134,8 @@ class JobController {
     /// fabrics, to notice a change that moved the job's traffic.
     std::vector<std::vector<std::pair<std::uint64_t, std::uint8_t>>> signature;
     std::map<Guid, std::vector<FlowEntry>> entries;  // intended, by switch
+    /// The switches of `entries` that hold them in their LFT (the others: in their flow table).
+    std::set<Guid> lft_switches;
     bool routed = false;  // false: its hosts are gone from the fabric; it holds no load
     /// Taken over from the switches without its request (job_takeover.cpp): it keeps the entries
     /// found, carries no load and is never re-routed; only job_end applies.
@@ -160,9 +165,24 @@ class JobController {
     std::vector<OffPath> off_path;
     std::vector<JobId> shared_with;
     std::map<Guid, std::vector<FlowEntry>> entries;
+    std::set<Guid> lft_switches;  // the switches of `entries` that take them into their LFT
     JobReady ready;
     std::size_t rank_flows = 0;
     std::vector<Path> lft;  // per flow, through the LFTs alone (Job::lft)
+  };
+  /// Where a job's entries are: by switch, and which of those switches hold them in the LFT.
+  struct Placement {
+    const std::map<Guid, std::vector<FlowEntry>>& entries;
+    const std::set<Guid>& lft;
+  };
+  /// What moving a job's entries between two placements did.
+  struct Installed {
+    std::map<Guid, std::string> failed;  // switches that did not take the change, with why
+    std::map<Guid, bool> full;           // of those, flow tables that were full
+    std::map<Guid, std::uint64_t> generation;
+    std::size_t flow_mods = 0;
+    std::size_t barriers = 0;
+    std::size_t lft_blocks = 0;  // LFT blocks written
   };
 
   // Notices.
@@ -211,6 +231,28 @@ class JobController {
   std::vector<FlowEntry> intended(Guid sw) const;
   Deadline deadline_from(std::chrono::steady_clock::time_point start) const;
 
+  // The LFT backend (job_lft.cpp).
+  /// The backend the job asked for, or the configuration's.
+  InstallBackend backend_of(const Job& j) const;
+  /// Why no LFT entry can be written on this fabric now (empty when they can).
+  std::string lft_unavailable() const;
+  /// Per switch node: whether `j`'s entries there go into the LFT (for `auto`: the switches
+  /// without an SDN agent). Throws NoticeFailure for `lft` where the LFT cannot be written.
+  std::vector<bool> lft_switch_mask(const Job& j) const;
+  /// Every job's LFT entries as overrides, `replace` standing in for one job's.
+  LftOverrides lft_overrides(std::optional<std::pair<JobId, Placement>> replace) const;
+  /// The blocks whose contents (default routes with `after`'s overrides) differ from those with
+  /// `before`'s, with `after`'s contents; on switches outside `skip` only.
+  std::vector<LftBlock> lft_blocks_between(const LftOverrides& before, const LftOverrides& after,
+                                           const std::set<Guid>& skip) const;
+  /// The contents of one block: the default routes with `overrides` written over them.
+  LftBlock lft_block(const LftOverrides& overrides, Guid sw, std::uint16_t block) const;
+  /// Moves job `id`'s entries on the switches (flow tables and LFTs) from `from` to `to`,
+  /// leaving the switches in `skip` alone.
+  Installed install(JobId id, Placement from, Placement to, const std::set<Guid>& skip);
+  /// Hands the LFT overrides of all jobs to the routing engine (after a change).
+  void keep_lft_overrides();
+
   // The load guard (job_guard.cpp).
   /// The fabric's load against the default routes' for the routed jobs (not the adopted ones).
   LoadGap load_gap();
@@ -247,6 +289,11 @@ class JobController {
     std::size_t repaired = 0;  // FlowMods sent to repair
   };
   AuditOutcome audit_switches(const std::vector<Switch>& switches, bool repair);
+  /// The answer to a job_start with backend dry_run: what `auto` would install and what it
+  /// would buy, changing nothing (job_lft.cpp).
+  nlohmann::json dry_run(JobId id, const Job& j, const Deadline& deadline);
+  /// Audits (and repairs) the LFT blocks that hold jobs' entries (job_lft.cpp).
+  void audit_lft_blocks(AuditOutcome& out, bool repair);
 
   /// Publishes the current state for queries.
   void publish();
@@ -260,6 +307,7 @@ class JobController {
   }
 
   Config config_;
+  LftAccess* lft_ = nullptr;
   std::optional<HostMap> hosts_;
   std::shared_ptr<const HostMap> host_view_;  // the same map, for the views
   StateStore* store_;

@@ -21,7 +21,8 @@ void JobController::persist(JobId id, const Job& j) {
   s.phase = j.phase;
   s.started_unix_ms = j.started_unix_ms;
   for (const auto& [g, entries] : j.entries) {
-    for (const FlowEntry& e : entries) s.entries.push_back(IntendedEntry{g, e});
+    for (const FlowEntry& e : entries)
+      s.entries.push_back(IntendedEntry{g, e, j.lft_switches.contains(g)});
   }
   store_->put_job(s);
 }
@@ -78,7 +79,10 @@ void JobController::reload_from_store() {
     j.adopted = s.algorithm == kAdoptedAlgorithm;
     j.phase = s.phase;
     j.started_unix_ms = s.started_unix_ms;
-    for (IntendedEntry& e : s.entries) j.entries[e.switch_guid].push_back(std::move(e.entry));
+    for (IntendedEntry& e : s.entries) {
+      if (e.in_lft) j.lft_switches.insert(e.switch_guid);
+      j.entries[e.switch_guid].push_back(std::move(e.entry));
+    }
     jobs_.emplace(s.id, std::move(j));
   }
   // Reloaded jobs take their start order from the clock they started by (then the id).

@@ -149,6 +149,10 @@ json JobController::job_start(const JobStartRequest& r) {
   j.started_unix_ms = unix_ms_now();
   j.start_seq = ++start_seq_;
   j.nodes = resolve_hosts(fabric_->subnet, *hca_names_, hosts_ ? &*hosts_ : nullptr, r.nodes);
+  if (backend_of(j) == InstallBackend::kDryRun) {
+    ++counters_["dry_runs"];
+    return dry_run(r.job, j, deadline_from(started));
+  }
   // The job joins the registry only once it is placed: a failure leaves no trace of it.
   place(r.job, j, deadline_from(started));
   ++counters_["jobs_started"];
@@ -422,16 +426,28 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   CompileOptions opt;
   opt.level = config_.flow_definition_level;
   opt.capacity = no_entries ? 0 : static_cast<std::uint32_t>(config_.table_capacity);
+  // Switches that take the job's entries into their LFT (install_backend), but not the excluded
+  // ones, nor any when the job takes no entries.
+  std::vector<bool> in_lft = lft_switch_mask(j);
+  if (no_entries) in_lft.assign(in_lft.size(), false);
   std::vector<std::uint32_t> used = usage(id);
   for (const Guid g : excluded) {
-    if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
+    if (const auto sw = f.find_guid(g)) {
+      used[sw->value()] = opt.capacity;
+      in_lft[sw->value()] = false;
+    }
   }
-  // No entry where no agent answers: the flows stay on the LFT there.
-  const std::set<Guid> incapable = switches_.incapable();
-  for (const Guid g : incapable) {
-    if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
+  // No flow entry where no agent answers: the flows stay on the LFT's routes there, unless the
+  // LFT itself takes the job's entries.
+  std::size_t incapable = 0;
+  for (const Guid g : switches_.incapable()) {
+    const auto sw = f.find_guid(g);
+    if (!sw || in_lft[sw->value()]) continue;
+    used[sw->value()] = opt.capacity;
+    ++incapable;
   }
   opt.used = &used;
+  opt.lft_switches = &in_lft;
   opt.foreign = &foreign;
   opt.foreign_traffic = &foreign_traffic;
   opt.pinned = &pinned;
@@ -445,7 +461,10 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     throw NoticeFailure(ErrorCode::kUnroutable,
                         std::string("compiling the job's entries: ") + e.what());
   }
-  for (auto& [sw, entries] : compiled.tables) p.entries[f.node(sw).guid] = std::move(entries);
+  for (auto& [sw, entries] : compiled.tables) {
+    if (in_lft[sw.value()]) p.lft_switches.insert(f.node(sw).guid);
+    p.entries[f.node(sw).guid] = std::move(entries);
+  }
   std::size_t not_installed = 0;
   std::size_t on_lft = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -476,8 +495,8 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
                                " flow(s) share a host pair with an earlier job and follow its "
                                "path (off_path lists them)");
   }
-  if (not_installed > 0 && !incapable.empty()) {
-    p.ready.warnings.push_back(std::to_string(incapable.size()) +
+  if (not_installed > 0 && incapable > 0) {
+    p.ready.warnings.push_back(std::to_string(incapable) +
                                " switch(es) of the fabric are not SDN-capable (no agent answers): "
                                "flows keep the LFT's route there");
   }
@@ -500,10 +519,12 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
   const Job before = j;
   // What the switches hold of this job as the installation goes on.
   std::map<Guid, std::vector<FlowEntry>> believed = j.entries;
+  std::set<Guid> believed_lft = j.lft_switches;
   std::set<Guid> excluded;
   std::vector<std::string> excluded_why;
   Plan p;
   double install_ms = 0;
+  std::size_t lft_blocks = 0;
   bool stored = false;
   try {
     for (int attempt = 0;; ++attempt) {
@@ -518,31 +539,23 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
       const auto install_start = Clock::now();
       Job next = j;
       next.entries = p.entries;
+      next.lft_switches = p.lft_switches;
       persist(id, next);  // the intent first: a crash mid-install is repaired by the next audit
       stored = true;
-      std::vector<SwitchChange> changes;
-      std::set<Guid> touched;
-      for (const auto& [g, e] : believed) touched.insert(g);
-      for (const auto& [g, e] : p.entries) touched.insert(g);
-      for (const Guid g : touched) {
-        if (excluded.contains(g)) continue;
-        const auto sw = switches_.find(g);
-        if (!sw) continue;  // gone from the fabric: nothing to send
-        SwitchChange c{g, sw->lid, sw->name, {}, {}};
-        if (const auto b = believed.find(g); b != believed.end()) c.before = b->second;
-        if (const auto a = p.entries.find(g); a != p.entries.end()) c.after = a->second;
-        changes.push_back(std::move(c));
-      }
-      const SyncResult res = apply_changes(client_, config_.switch_key, changes);
+      const Installed res = install(id, Placement{believed, believed_lft},
+                                    Placement{p.entries, p.lft_switches}, excluded);
       install_ms += ms_since(install_start);
       counters_["flow_mods_sent"] += res.flow_mods;
       counters_["barriers_sent"] += res.barriers;
+      lft_blocks += res.lft_blocks;
       switches_.note_generations(res.generation);
       believed = p.entries;
+      believed_lft = p.lft_switches;
       if (res.failed.empty() || attempt >= 3) break;
       for (const auto& [g, why] : res.failed) {
         excluded.insert(g);
         believed.erase(g);
+        believed_lft.erase(g);
         switches_.forget_generation(g);
         const std::string name = f.node(fabric_->subnet.node_of(g)).name;
         excluded_why.push_back(
@@ -553,32 +566,14 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
     }
   } catch (...) {
     // Back to the state before the notice: the switches this attempt touched get the job's
-    // previous entries again, the store its previous intent.
-    std::vector<SwitchChange> undo;
-    for (const auto& [g, e] : believed) {
-      if (excluded.contains(g)) continue;
-      const auto sw = switches_.find(g);
-      if (!sw) continue;
-      SwitchChange c{g, sw->lid, sw->name, e, {}};
-      if (const auto b = before.entries.find(g); b != before.entries.end()) c.after = b->second;
-      if (c.before.size() != c.after.size() ||
-          !std::equal(c.before.begin(), c.before.end(), c.after.begin(),
-                      [](const auto& x, const auto& y) { return x.same_rule(y); })) {
-        undo.push_back(std::move(c));
-      }
-    }
-    for (const auto& [g, e] : before.entries) {
-      if (believed.contains(g) || excluded.contains(g)) continue;
-      if (const auto sw = switches_.find(g))
-        undo.push_back(SwitchChange{g, sw->lid, sw->name, {}, e});
-    }
-    if (!undo.empty()) {
-      const SyncResult res = apply_changes(client_, config_.switch_key, undo);
-      switches_.note_sync(res);
-      for (const auto& [g, why] : res.failed) {
-        log(LogLevel::kWarn, job_text(id) + ": switch " + guid_text(g) +
-                                 " did not take the rollback (" + why + "); the audit repairs it");
-      }
+    // previous entries again (flow tables and LFTs), the store its previous intent.
+    const Installed res = install(id, Placement{believed, believed_lft},
+                                  Placement{before.entries, before.lft_switches}, excluded);
+    switches_.note_generations(res.generation);
+    for (const auto& [g, why] : res.failed) {
+      switches_.forget_generation(g);
+      log(LogLevel::kWarn, job_text(id) + ": switch " + guid_text(g) +
+                               " did not take the rollback (" + why + "); the audit repairs it");
     }
     if (stored) {
       try {
@@ -614,6 +609,15 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
   p.ready.max_link_load = busiest;
   p.ready.max_link_ms = busiest_seconds * 1e3;
   p.ready.install_ms = install_ms;
+  p.ready.backend = std::string(to_string(backend_of(j)));
+  p.ready.table_switches = p.ready.table_entries = 0;
+  p.ready.lft_switches = p.ready.lft_entries = 0;
+  for (const auto& [g, e] : p.entries) {
+    const bool lft = p.lft_switches.contains(g);
+    ++(lft ? p.ready.lft_switches : p.ready.table_switches);
+    (lft ? p.ready.lft_entries : p.ready.table_entries) += e.size();
+  }
+  p.ready.lft_blocks = lft_blocks;
   p.ready.degraded = p.ready.degraded || !excluded.empty();
   for (std::string& w : excluded_why) p.ready.warnings.push_back(std::move(w));
   j.flows = std::move(p.flows);
@@ -623,6 +627,7 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
   j.off_path = std::move(p.off_path);
   j.shared_with = std::move(p.shared_with);
   j.entries = std::move(p.entries);
+  j.lft_switches = std::move(p.lft_switches);
   j.rank_flows = p.rank_flows;
   j.lft = std::move(p.lft);
   j.routed = true;
@@ -633,15 +638,33 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
 std::map<Guid, std::string> JobController::remove_entries(JobId id, const Job& j) {
   std::vector<SwitchChange> switches;
   for (const auto& [g, e] : j.entries) {
+    if (j.lft_switches.contains(g)) continue;
     if (const auto sw = switches_.find(g)) {
       switches.push_back(SwitchChange{g, sw->lid, sw->name, {}, {}});
     }
   }
-  const SyncResult r = delete_cookie(client_, config_.switch_key, switches, id.value());
-  counters_["flow_mods_sent"] += switches.size();
-  switches_.note_sync(r);
+  std::map<Guid, std::string> failed;
+  if (!switches.empty()) {
+    const SyncResult r = delete_cookie(client_, config_.switch_key, switches, id.value());
+    counters_["flow_mods_sent"] += switches.size();
+    switches_.note_sync(r);
+    failed = r.failed;
+  }
+  if (!j.lft_switches.empty()) {
+    // The LFT blocks that held the job's entries get the default routes (and other jobs'
+    // entries) back.
+    std::map<Guid, std::vector<FlowEntry>> in_lft;
+    for (const Guid g : j.lft_switches) {
+      if (const auto it = j.entries.find(g); it != j.entries.end()) in_lft.insert(*it);
+    }
+    const std::map<Guid, std::vector<FlowEntry>> none;
+    const std::set<Guid> no_switches;
+    const Installed r = install(id, Placement{in_lft, j.lft_switches}, Placement{none, no_switches},
+                                std::set<Guid>{});
+    for (const auto& [g, why] : r.failed) failed.emplace(g, why);
+  }
   if (net_->job(id)) net_->remove_job(id);
-  return r.failed;
+  return failed;
 }
 
 void JobController::withdraw(JobId id, Job& j) {
@@ -650,6 +673,7 @@ void JobController::withdraw(JobId id, Job& j) {
                              "entries (" + why + "); the next audit will");
   }
   j.entries.clear();
+  j.lft_switches.clear();
   j.routed = false;
   j.ready.degraded = true;
   j.ready.entries = 0;

@@ -151,7 +151,11 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
   }
   reconcile(std::nullopt, first || took_over);
   guard_load("on the new fabric");
-  const AuditOutcome a = audit_switches(switches_.due(SwitchRegistry::Clock::now()), true);
+  // The routing engine keeps every job's LFT entries from the next sweep on (after a restart it
+  // did not know them: the LFT audit below writes them back).
+  keep_lft_overrides();
+  AuditOutcome a = audit_switches(switches_.due(SwitchRegistry::Clock::now()), true);
+  audit_lft_blocks(a, true);
   std::size_t unreachable = 0;
   for (const AuditFinding& fd : a.findings) unreachable += fd.kind == "unreachable";
   log(a.repaired > 0 || unreachable > 0 ? LogLevel::kWarn : LogLevel::kInfo,

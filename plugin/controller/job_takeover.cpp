@@ -12,7 +12,9 @@
 //    store): the store is the truth for its jobs; cookies it does not know are adopted, never
 //    deleted.
 // An adopted job keeps exactly the entries found, carries no load (its traffic is unknown) and
-// is never re-routed; job_end by its id removes its entries.
+// is never re-routed; job_end by its id removes its entries. LFT entries carry no cookie: a
+// stored job keeps its own (the LFT audit compares and repairs the blocks), and no job is
+// adopted from an LFT.
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -107,6 +109,10 @@ void JobController::take_over(bool switches_are_truth) {
     if (const auto it = jobs_.find(id); it != jobs_.end()) {
       if (!switches_are_truth || it->second.adopted) continue;
       Job& j = it->second;
+      // No agent reports LFT entries: those stay as stored (the audit compares the blocks).
+      for (const Guid g : j.lft_switches) {
+        if (const auto e = j.entries.find(g); e != j.entries.end()) by_switch[g] = e->second;
+      }
       j.entries = std::move(by_switch);
       j.signature.clear();  // re-traced on what it holds now, and kept when deliverable
       ++j.version;
@@ -162,8 +168,10 @@ void JobController::take_over(bool switches_are_truth) {
   if (switches_are_truth && unanswered == 0) {
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       const Job& j = it->second;
-      const bool had_entries = std::any_of(j.entries.begin(), j.entries.end(),
-                                           [](const auto& kv) { return !kv.second.empty(); });
+      // Only flow-table entries tell: no agent reports the LFT's.
+      const bool had_entries = std::any_of(j.entries.begin(), j.entries.end(), [&](const auto& kv) {
+        return !kv.second.empty() && !j.lft_switches.contains(kv.first);
+      });
       if (!had_entries || found.contains(it->first.value())) {
         ++it;
         continue;

@@ -48,6 +48,13 @@ json ready_response(const JobReady& r) {
   j["warnings"] = r.warnings;
   j["timings_ms"] = {{"route", r.route_ms}, {"compile", r.compile_ms}, {"install", r.install_ms}};
   if (r.matrix) j["matrix"] = matrix_json(*r.matrix);
+  if (!r.backend.empty()) {
+    j["backend"] = r.backend;
+    j["backends"] = {
+        {"flow_table", {{"switches", r.table_switches}, {"entries", r.table_entries}}},
+        {"lft",
+         {{"switches", r.lft_switches}, {"entries", r.lft_entries}, {"blocks", r.lft_blocks}}}};
+  }
   return j;
 }
 
@@ -69,6 +76,10 @@ json jobs_response(std::span<const JobSummary> jobs) {
                 {"entries", s.entries},     {"started_unix_ms", s.started_unix_ms},
                 {"degraded", s.degraded}};
     if (s.matrix) job["matrix"] = matrix_json(*s.matrix);
+    if (!s.backend.empty()) {
+      job["backend"] = s.backend;
+      job["lft_entries"] = s.lft_entries;
+    }
     list.push_back(std::move(job));
   }
   json j = ok_response();
@@ -80,9 +91,11 @@ json flows_response(std::span<const SwitchFlows> switches, bool from_switch) {
   json list = json::array();
   for (const SwitchFlows& s : switches) {
     json entries = json::array();
-    for (const FlowEntry& e : s.entries) {
+    for (std::size_t i = 0; i < s.entries.size(); ++i) {
+      const FlowEntry& e = s.entries[i];
       json f = flow_to_json(e);
       f["text"] = format_flow(e);
+      if (!from_switch) f["backend"] = i < s.in_lft.size() && s.in_lft[i] ? "lft" : "flow_table";
       entries.push_back(std::move(f));
     }
     list.push_back({{"guid", guid_text(s.guid)},

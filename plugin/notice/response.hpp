@@ -52,6 +52,14 @@ struct JobReady {
   double compile_ms = 0;
   double install_ms = 0;
   std::optional<MatrixCounts> matrix;  // the routed traffic's, when it is a matrix
+  /// Where the entries went (install_backend): the backend in force for the job, and per
+  /// backend the switches and entries; for the LFTs also the 64-entry blocks written.
+  std::string backend;
+  std::uint64_t table_switches = 0;
+  std::uint64_t table_entries = 0;
+  std::uint64_t lft_switches = 0;
+  std::uint64_t lft_entries = 0;
+  std::uint64_t lft_blocks = 0;
 };
 nlohmann::json ready_response(const JobReady& r);
 
@@ -70,6 +78,8 @@ struct JobSummary {
   std::int64_t started_unix_ms = 0;
   bool degraded = false;
   std::optional<MatrixCounts> matrix;  // the traffic `pattern` names, when it is a matrix
+  std::uint64_t lft_entries = 0;       // of `entries`, those written into switches' LFTs
+  std::string backend{};               // the install backend in force for the job (empty: unknown)
 };
 nlohmann::json jobs_response(std::span<const JobSummary> jobs);
 
@@ -78,6 +88,8 @@ struct SwitchFlows {
   Lid lid;
   std::string name;
   std::vector<FlowEntry> entries;
+  /// Per entry (empty: none): written into the switch's LFT, not its flow table.
+  std::vector<bool> in_lft{};
 };
 /// Entries in flowtable's JSON form (flow_to_json) plus their ovs-ofctl text.
 nlohmann::json flows_response(std::span<const SwitchFlows> switches, bool from_switch);

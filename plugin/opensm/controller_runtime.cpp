@@ -62,7 +62,7 @@ Config load(const Options& o, std::vector<std::string>& notes) {
 }  // namespace
 
 Controller::Controller(const osmsdn_glue_ops& ops, Options options)
-    : glue_(ops), options_(std::move(options)), transport_(glue_) {
+    : glue_(ops), options_(std::move(options)), transport_(glue_), lft_access_(glue_, kept_lft_) {
   std::vector<std::string> notes;
   config_ = load(options_, notes);
   expand_path_templates(config_, glue_.sm_port_guid());
@@ -83,7 +83,7 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
   }
   jobs_ = std::make_unique<JobController>(
       config_, std::move(hosts), &*store_, transport_,
-      [this](LogLevel l, const std::string& m) { log(l, m); }, slurm_uid);
+      [this](LogLevel l, const std::string& m) { log(l, m); }, slurm_uid, &lft_access_);
 
   worker_ = std::thread([this] { run(); });
   try {
@@ -168,11 +168,15 @@ void Controller::compute_lfts(const osmsdn_fabric& fabric,
                               std::span<const osmsdn_lft> tables) const {
   const auto start = Clock::now();
   Subnet f = subnet_from_abi(fabric);
-  const SdnTables t = compute_sdn_tables(f);
+  SdnTables t = compute_sdn_tables(f);
+  // The running jobs' LFT entries (the LFT backend) stay: a heavy sweep keeps them.
+  const std::size_t kept = kept_lft_.apply(f, t.lfts);
   write_tables(f, t.lfts, tables);
   glue_.info("sdn engine: " + t.algorithm + " on " + t.topology + "; " +
              std::to_string(tables.size()) + " switch tables, " +
-             std::to_string(t.lfts.lids.max_lid().value()) + " LIDs, in " + ms_since(start));
+             std::to_string(t.lfts.lids.max_lid().value()) + " LIDs" +
+             (kept > 0 ? ", " + std::to_string(kept) + " jobs' LFT entries kept" : "") + ", in " +
+             ms_since(start));
 }
 
 void Controller::fabric_updated(const osmsdn_fabric& fabric, std::span<const osmsdn_lft> tables,
@@ -361,6 +365,9 @@ void Controller::handle(SubnetUp& s) {
                            static_cast<std::uint32_t>(s.lft_entries[i].size())};
   }
   LftSet current = lfts_from_abi(f, tables);
+  // The controller routes against the default routes: the jobs' LFT entries the engine wrote
+  // over them are its own, known from its jobs.
+  if (s.engine == "sdn") kept_lft_.restore_defaults(f, current);
 
   // What the "sdn" engine would have installed, to tell the operator how far the running
   // tables are from the defaults. When "sdn" routed them they are its own: recognising the

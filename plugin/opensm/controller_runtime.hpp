@@ -33,6 +33,7 @@
 #include "plugin/controller/notice_server.hpp"
 #include "plugin/controller/state_store.hpp"
 #include "plugin/opensm/abi_fabric.hpp"
+#include "plugin/opensm/glue_lft.hpp"
 #include "plugin/opensm/glue_services.hpp"
 #include "plugin/opensm/glue_transport.hpp"
 #include "plugin/opensm/options.hpp"
@@ -106,6 +107,10 @@ class Controller {
   const Options options_;
   Config config_;
   GlueTransport transport_;
+  /// The jobs' LFT entries the engine keeps (compute_lfts on the sweep thread, the controller
+  /// thread's keep()), and the LFT backend over the glue.
+  mutable KeptLftOverrides kept_lft_;
+  GlueLftAccess lft_access_;
   std::optional<StateStore> store_;
   std::unique_ptr<JobController> jobs_;
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "flowtable/types.hpp"
 #include "mad/sdn_mad.hpp"
@@ -61,6 +62,24 @@ class GlueServices {
   }
   /// The port GUID opensm was started on (--guid); 0 when opensm chooses.
   [[nodiscard]] std::uint64_t sm_port_guid() const noexcept { return ops_.sm_port_guid; }
+
+  /// Whether the glue writes and reads LFT blocks (lft_write / lft_read).
+  [[nodiscard]] bool has_lft() const noexcept {
+    return ops_.lft_write != nullptr && ops_.lft_read != nullptr;
+  }
+  /// osmsdn_glue_ops.lft_write / lft_read over vectors of the same length.
+  int lft_write(const std::vector<osmsdn_lft_block>& blocks, std::uint32_t timeout_ms,
+                std::vector<std::uint8_t>& confirmed) const noexcept {
+    if (ops_.lft_write == nullptr) return OSMSDN_ERR_UNAVAILABLE;
+    return ops_.lft_write(ops_.glue, blocks.data(), static_cast<std::uint32_t>(blocks.size()),
+                          timeout_ms, confirmed.data());
+  }
+  int lft_read(std::vector<osmsdn_lft_block>& blocks, std::uint32_t timeout_ms,
+               std::vector<std::uint8_t>& answered) const noexcept {
+    if (ops_.lft_read == nullptr) return OSMSDN_ERR_UNAVAILABLE;
+    return ops_.lft_read(ops_.glue, blocks.data(), static_cast<std::uint32_t>(blocks.size()),
+                         timeout_ms, answered.data());
+  }
 
   /// OSMSDN_OK or the glue's error code.
   int send_mad(Lid dlid, const mad::MadBytes& bytes) const noexcept {

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define OSMSDN_ABI_VERSION 2u
+#define OSMSDN_ABI_VERSION 3u
 
 /* One MAD, as it travels: the 24-byte common header and 232 data bytes. */
 #define OSMSDN_MAD_SIZE 256u
@@ -100,6 +100,17 @@ struct osmsdn_lft {
   uint32_t size;
 };
 
+/* LIDs per block of a linear forwarding table (SubnSet/SubnGet(LinearForwardingTable)). */
+#define OSMSDN_LFT_BLOCK_SIZE 64u
+
+/* One 64-entry block of one switch's LFT: ports[i] is the output port of LID
+ * block * OSMSDN_LFT_BLOCK_SIZE + i. */
+struct osmsdn_lft_block {
+  uint64_t switch_guid;
+  uint16_t block;
+  uint8_t ports[OSMSDN_LFT_BLOCK_SIZE];
+};
+
 /* What the glue offers the controller. `glue` is passed back as the first argument. The
  * functions may be called from any thread and never block on the network. */
 struct osmsdn_glue_ops {
@@ -116,6 +127,19 @@ struct osmsdn_glue_ops {
   int (*send_mad)(void* glue, uint16_t dlid, const uint8_t mad[OSMSDN_MAD_SIZE]);
   /* OpenSM's SM state now (enum osmsdn_sm_state). NULL: always master (tests without OpenSM). */
   int (*sm_state)(void* glue);
+  /* Writes `n` LFT blocks into OpenSM's tables (the routing engine's, which OpenSM compares with
+   * what each switch holds) and lets OpenSM send the blocks that differ (SubnSet), then waits at
+   * most `timeout_ms` for the switches to confirm; confirmed[i] is set to 1 when block i is on
+   * its switch as written, 0 otherwise (no such switch, no table, no answer). Blocks the calling
+   * thread (never call it on one of OpenSM's). OSMSDN_OK, or OSMSDN_ERR_UNAVAILABLE when this SM
+   * is not master. NULL: no LFT backend. */
+  int (*lft_write)(void* glue, const struct osmsdn_lft_block* blocks, uint32_t n,
+                   uint32_t timeout_ms, uint8_t* confirmed);
+  /* Reads `n` LFT blocks from the switches (SubnGet; switch_guid and block given, ports filled
+   * in); answered[i] is 1 when block i's switch answered within `timeout_ms`. Same threads and
+   * results as lft_write. NULL: no LFT backend. */
+  int (*lft_read)(void* glue, struct osmsdn_lft_block* blocks, uint32_t n, uint32_t timeout_ms,
+                  uint8_t* answered);
 };
 
 struct osmsdn_ctx; /* the C++ controller, opaque to C */

@@ -63,6 +63,8 @@ static void* plugin_create(struct osm_opensm* osm) {
   g->ops.log = glue_log;
   g->ops.send_mad = glue_mad_send;
   g->ops.sm_state = glue_sm_state;
+  g->ops.lft_write = glue_lft_write;
+  g->ops.lft_read = glue_lft_read;
   g->ops.sm_port_guid = cl_ntoh64(osm->subn.opt.guid);
 
   int rc = osmsdn_create(OSMSDN_ABI_VERSION, &g->ops, osm->subn.opt.event_plugin_options, &g->ctx);

@@ -23,7 +23,8 @@ enum glue_err {
   GLUE_ERR_ENGINE_NOMEM = 0x5D05,    /* routing engine: no memory for the subnet's copy */
   GLUE_ERR_ENGINE_FAILED = 0x5D06,   /* routing engine: no tables; OpenSM falls back */
   GLUE_ERR_ENGINE_REGISTER = 0x5D07, /* the routing engine could not be registered */
-  GLUE_ERR_MAD_BIND = 0x5D08         /* class 0x09 could not be bound */
+  GLUE_ERR_MAD_BIND = 0x5D08,        /* class 0x09 could not be bound */
+  GLUE_ERR_LFT_READ = 0x5D09         /* an LFT block could not be asked for (SubnGet) */
 };
 /* The start of an error line's format; its first argument is the code. */
 #define GLUE_ERR "osmsdn: ERR %04X: "
@@ -77,6 +78,12 @@ void glue_mad_ensure_bound(struct osmsdn_glue* g);
 int glue_mad_send(void* glue, uint16_t dlid, const uint8_t mad[OSMSDN_MAD_SIZE]);
 /* Unbinds: after it returns the vendor layer calls none of our callbacks. */
 void glue_mad_shutdown(struct osmsdn_glue* g);
+
+/* osmsdn_glue_ops.lft_write / lft_read (lft_access.c). */
+int glue_lft_write(void* glue, const struct osmsdn_lft_block* blocks, uint32_t n,
+                   uint32_t timeout_ms, uint8_t* confirmed);
+int glue_lft_read(void* glue, struct osmsdn_lft_block* blocks, uint32_t n, uint32_t timeout_ms,
+                  uint8_t* answered);
 
 /* osmsdn_glue_ops.log. */
 void glue_log(void* glue, enum osmsdn_log_level level, const char* message);

@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -111,6 +112,60 @@ class FakeGlue {
     return out;
   }
   void set_ctx(osmsdn_ctx* ctx) { ctx_ = ctx; }
+
+  /// Gives the glue LFTs it writes and reads as OpenSM would (call before osmsdn_create): the
+  /// switches' tables, by switch GUID, start as `tables`. Switches in `silent` do not answer.
+  void enable_lfts(const std::vector<osmsdn_lft>& tables) {
+    std::lock_guard lock(mu_);
+    // OpenSM's tables are whole blocks (osm_switch_t.lft_size), unset LIDs OSM_NO_PATH.
+    for (const osmsdn_lft& t : tables) {
+      auto& table = lfts_[t.switch_guid];
+      table.assign(t.ports, t.ports + t.size);
+      table.resize(
+          (t.size + OSMSDN_LFT_BLOCK_SIZE - 1) / OSMSDN_LFT_BLOCK_SIZE * OSMSDN_LFT_BLOCK_SIZE,
+          OSMSDN_NO_PATH);
+    }
+    ops_.lft_write = [](void* g, const osmsdn_lft_block* b, std::uint32_t n, std::uint32_t,
+                        std::uint8_t* confirmed) -> int {
+      auto* self = static_cast<FakeGlue*>(g);
+      std::lock_guard guard(self->mu_);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint8_t* block = self->lft_block(b[i]);
+        confirmed[i] = block != nullptr;
+        if (block != nullptr) std::memcpy(block, b[i].ports, OSMSDN_LFT_BLOCK_SIZE);
+        if (block != nullptr) ++self->lft_blocks_written_;
+      }
+      return OSMSDN_OK;
+    };
+    ops_.lft_read = [](void* g, osmsdn_lft_block* b, std::uint32_t n, std::uint32_t,
+                       std::uint8_t* answered) -> int {
+      auto* self = static_cast<FakeGlue*>(g);
+      std::lock_guard guard(self->mu_);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint8_t* block = self->lft_block(b[i]);
+        answered[i] = block != nullptr;
+        if (block != nullptr) std::memcpy(b[i].ports, block, OSMSDN_LFT_BLOCK_SIZE);
+      }
+      return OSMSDN_OK;
+    };
+  }
+  /// The switches' LFTs now, by switch GUID.
+  std::map<std::uint64_t, std::vector<std::uint8_t>> lfts() {
+    std::lock_guard lock(mu_);
+    return lfts_;
+  }
+  void set_lft(std::uint64_t guid, std::vector<std::uint8_t> table) {
+    std::lock_guard lock(mu_);
+    lfts_[guid] = std::move(table);
+  }
+  std::size_t lft_blocks_written() {
+    std::lock_guard lock(mu_);
+    return lft_blocks_written_;
+  }
+  void silence_lft(std::uint64_t guid) {
+    std::lock_guard lock(mu_);
+    silent_lfts_.insert(guid);
+  }
   /// MADs the controller sent to `lid` so far.
   std::size_t sent_to(Lid lid) {
     std::lock_guard lock(mu_);
@@ -158,6 +213,13 @@ class FakeGlue {
     threads_.emplace_back([this, dlid, reply] { osmsdn_mad_received(ctx_, dlid, reply.data()); });
     return OSMSDN_OK;
   }
+  std::uint8_t* lft_block(const osmsdn_lft_block& b) {
+    const auto it = lfts_.find(b.switch_guid);
+    if (it == lfts_.end() || silent_lfts_.contains(b.switch_guid)) return nullptr;
+    const std::size_t off = std::size_t{b.block} * OSMSDN_LFT_BLOCK_SIZE;
+    if (off + OSMSDN_LFT_BLOCK_SIZE > it->second.size()) return nullptr;
+    return it->second.data() + off;
+  }
   std::size_t count_locked(const std::string& text) const {
     std::size_t n = 0;
     for (const auto& l : log_) n += l.find(text) != std::string::npos ? 1 : 0;
@@ -168,7 +230,10 @@ class FakeGlue {
   std::atomic<int> sm_state_{OSMSDN_SM_MASTER};
   osmsdn_ctx* ctx_ = nullptr;
   std::map<std::uint16_t, std::unique_ptr<mad::SwitchResponder>> agents_;
-  std::map<std::uint16_t, std::size_t> sent_;  // MADs sent, by destination LID
+  std::map<std::uint16_t, std::size_t> sent_;                // MADs sent, by destination LID
+  std::map<std::uint64_t, std::vector<std::uint8_t>> lfts_;  // enable_lfts(): by switch GUID
+  std::set<std::uint64_t> silent_lfts_;
+  std::size_t lft_blocks_written_ = 0;
   std::vector<std::thread> threads_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -1,0 +1,111 @@
+#include "plugin/opensm/glue_lft.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "flowtable/guid_text.hpp"
+
+namespace ibsdn::plugin {
+namespace {
+
+osmsdn_lft_block to_abi(const LftBlock& b) {
+  osmsdn_lft_block out{};
+  out.switch_guid = b.sw.value();
+  out.block = b.block;
+  std::memcpy(out.ports, b.ports.data(), sizeof(out.ports));
+  return out;
+}
+
+std::uint32_t timeout_ms(std::chrono::milliseconds t) {
+  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(t.count(), 0, 600'000));
+}
+
+}  // namespace
+
+void KeptLftOverrides::set(std::shared_ptr<const LftOverrides> overrides) {
+  std::lock_guard lock(mu_);
+  kept_ = std::move(overrides);
+}
+
+std::size_t KeptLftOverrides::apply(const Subnet& s, LftSet& lfts) {
+  std::lock_guard lock(mu_);
+  applied_.clear();
+  if (!kept_) return 0;
+  const Fabric& f = s.fabric;
+  std::size_t n = 0;
+  for (const auto& [g, table] : *kept_) {
+    const auto sw = f.find_guid(g);
+    if (!sw || !f.node(*sw).is_switch() || !lfts.has_table(*sw)) continue;
+    for (const auto& [lid, port] : table) {
+      const PortNum before = lfts.table(*sw).out(Lid(lid));
+      // A LID the engine routes, through a port that is cabled now; anything else keeps the
+      // default route (the controller re-routes the job at SUBNET UP).
+      const auto& ports = f.node(*sw).ports;
+      const bool cabled =
+          port.value() >= 1 && port.value() <= ports.size() && ports[port.value() - 1].connected();
+      if (before == kLftUnset || !cabled) continue;
+      lfts.table(*sw).set(Lid(lid), port);
+      applied_[g][lid] = {port, before};
+      ++n;
+    }
+  }
+  return n;
+}
+
+void KeptLftOverrides::restore_defaults(const Subnet& s, LftSet& lfts) const {
+  std::lock_guard lock(mu_);
+  for (const auto& [g, table] : applied_) {
+    const auto sw = s.fabric.find_guid(g);
+    if (!sw || !lfts.has_table(*sw)) continue;
+    for (const auto& [lid, ports] : table) {
+      if (lfts.table(*sw).out(Lid(lid)) == ports.first) lfts.table(*sw).set(Lid(lid), ports.second);
+    }
+  }
+}
+
+std::string GlueLftAccess::unavailable_reason() const {
+  return glue_.has_lft() ? std::string() : "the glue cannot write LFTs";
+}
+
+void GlueLftAccess::keep(std::shared_ptr<const LftOverrides> overrides) {
+  kept_.set(std::move(overrides));
+}
+
+LftWriteResult GlueLftAccess::write(std::span<const LftBlock> blocks,
+                                    std::chrono::milliseconds timeout) {
+  LftWriteResult out;
+  if (blocks.empty()) return out;
+  std::vector<osmsdn_lft_block> abi;
+  abi.reserve(blocks.size());
+  for (const LftBlock& b : blocks) abi.push_back(to_abi(b));
+  std::vector<std::uint8_t> confirmed(blocks.size(), 0);
+  const int rc = glue_.lft_write(abi, timeout_ms(timeout), confirmed);
+  out.blocks = rc == OSMSDN_OK ? blocks.size() : 0;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (confirmed[i] != 0 || out.failed.contains(blocks[i].sw)) continue;
+    out.failed.emplace(blocks[i].sw, rc != OSMSDN_OK
+                                         ? std::string("opensm is not master: no LFT block written")
+                                         : "LFT block " + std::to_string(blocks[i].block) +
+                                               " not confirmed by the switch within " +
+                                               std::to_string(timeout.count()) + " ms");
+  }
+  return out;
+}
+
+std::vector<bool> GlueLftAccess::read(std::span<LftBlock> blocks,
+                                      std::chrono::milliseconds timeout) {
+  std::vector<bool> out(blocks.size(), false);
+  if (blocks.empty()) return out;
+  std::vector<osmsdn_lft_block> abi;
+  abi.reserve(blocks.size());
+  for (const LftBlock& b : blocks) abi.push_back(to_abi(b));
+  std::vector<std::uint8_t> answered(blocks.size(), 0);
+  if (glue_.lft_read(abi, timeout_ms(timeout), answered) != OSMSDN_OK) return out;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    out[i] = answered[i] != 0;
+    if (out[i]) std::memcpy(blocks[i].ports.data(), abi[i].ports, kLftBlockSize);
+  }
+  return out;
+}
+
+}  // namespace ibsdn::plugin
