@@ -83,11 +83,13 @@ LftWriteResult GlueLftAccess::write(std::span<const LftBlock> blocks,
   out.blocks = rc == OSMSDN_OK ? blocks.size() : 0;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     if (confirmed[i] != 0 || out.failed.contains(blocks[i].sw)) continue;
-    out.failed.emplace(blocks[i].sw, rc != OSMSDN_OK
-                                         ? std::string("opensm is not master: no LFT block written")
-                                         : "LFT block " + std::to_string(blocks[i].block) +
-                                               " not confirmed by the switch within " +
-                                               std::to_string(timeout.count()) + " ms");
+    out.failed.emplace(blocks[i].sw,
+                       rc != OSMSDN_OK
+                           ? std::string("OpenSM did not take the LFT blocks (not master, or its "
+                                         "lock not free within the timeout)")
+                           : "LFT block " + std::to_string(blocks[i].block) +
+                                 " not confirmed by the switch within " +
+                                 std::to_string(timeout.count()) + " ms");
   }
   return out;
 }

@@ -47,6 +47,21 @@ static osm_switch_t* block_switch(osm_opensm_t* osm, const struct osmsdn_lft_blo
   return sw;
 }
 
+/* OpenSM's lock, for at most `ms`: the controller's thread must never wait on OpenSM without a
+ * bound (a sweep holds the lock while it routes). 0 when taken. */
+static int lock_within(osm_opensm_t* osm, int exclusive, unsigned ms) {
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += (time_t)(ms / 1000u);
+  until.tv_nsec += (long)(ms % 1000u) * 1000000L;
+  if (until.tv_nsec >= 1000000000L) {
+    until.tv_sec += 1;
+    until.tv_nsec -= 1000000000L;
+  }
+  return exclusive ? pthread_rwlock_timedwrlock(&osm->lock.lock, &until)
+                   : pthread_rwlock_timedrdlock(&osm->lock.lock, &until);
+}
+
 static int is_master(osm_opensm_t* osm) {
   return __atomic_load_n(&osm->subn.sm_state, __ATOMIC_RELAXED) == IB_SMINFO_STATE_MASTER;
 }
@@ -58,7 +73,7 @@ static void wait_blocks(osm_opensm_t* osm, const struct osmsdn_lft_block* blocks
   const uint64_t deadline = now_ms() + timeout_ms;
   for (;;) {
     uint32_t open = 0;
-    cl_plock_acquire(&osm->lock);
+    if (lock_within(osm, 0, timeout_ms) != 0) return;
     for (uint32_t i = 0; i < n; ++i) {
       size_t off = 0;
       const osm_switch_t* sw = block_switch(osm, &blocks[i], &off);
@@ -87,7 +102,7 @@ int glue_lft_write(void* glue, const struct osmsdn_lft_block* blocks, uint32_t n
   osm_opensm_t* osm = g->osm;
   memset(confirmed, 0, n);
   if (!is_master(osm)) return OSMSDN_ERR_UNAVAILABLE;
-  cl_plock_excl_acquire(&osm->lock);
+  if (lock_within(osm, 1, timeout_ms) != 0) return OSMSDN_ERR_UNAVAILABLE;
   uint32_t placed = 0;
   for (uint32_t i = 0; i < n; ++i) {
     size_t off = 0;
@@ -109,7 +124,7 @@ int glue_lft_read(void* glue, struct osmsdn_lft_block* blocks, uint32_t n, uint3
   osm_opensm_t* osm = g->osm;
   memset(answered_out, 0, n);
   if (!is_master(osm)) return OSMSDN_ERR_UNAVAILABLE;
-  cl_plock_excl_acquire(&osm->lock);
+  if (lock_within(osm, 1, timeout_ms) != 0) return OSMSDN_ERR_UNAVAILABLE;
   for (uint32_t i = 0; i < n; ++i) {
     size_t off = 0;
     osm_switch_t* sw = block_switch(osm, &blocks[i], &off);
@@ -135,7 +150,10 @@ int glue_lft_read(void* glue, struct osmsdn_lft_block* blocks, uint32_t n, uint3
   }
   cl_plock_release(&osm->lock);
   wait_blocks(osm, blocks, n, answered_out, timeout_ms, answered);
-  cl_plock_acquire(&osm->lock);
+  if (lock_within(osm, 0, timeout_ms) != 0) {
+    memset(answered_out, 0, n);
+    return OSMSDN_OK;
+  }
   for (uint32_t i = 0; i < n; ++i) {
     size_t off = 0;
     const osm_switch_t* sw = block_switch(osm, &blocks[i], &off);
