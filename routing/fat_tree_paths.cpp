@@ -1,6 +1,7 @@
 #include "routing/fat_tree_paths.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -37,10 +38,9 @@ std::uint32_t UpDownPaths::host_of(NodeIdx hca) const {
   return t_.host_of_node[hca.value()];
 }
 
-void UpDownPaths::no_path(std::uint32_t src_host, std::uint32_t dst_host) const {
-  throw std::invalid_argument("no up*/down* path from " + f_.node(t_.hosts[src_host]).name +
-                              " to " + f_.node(t_.hosts[dst_host]).name +
-                              " in the fat-tree that remains");
+void UpDownPaths::no_path(NodeIdx from, std::uint32_t dst_host) const {
+  throw std::invalid_argument("no up*/down* path from " + f_.node(from).name + " to " +
+                              f_.node(t_.hosts[dst_host]).name + " in the fat-tree that remains");
 }
 
 PortNum UpDownPaths::modk_port(const TowardLeaf& tw, NodeIdx n, std::uint64_t key) const {
@@ -110,12 +110,12 @@ void UpDownPaths::modk_path(std::uint32_t src_host, std::uint32_t dst_host, std:
   const NodeIdx leaf = t_.leaf_of_host[dst_host];
   const TowardLeaf& tw = toward(leaf);
   const NodeIdx src = t_.hosts[src_host];
-  if (tw.turn(src) == 0) no_path(src_host, dst_host);
+  if (tw.turn(src) == 0) no_path(src, dst_host);
   out.push_back(t_.host_up_link(f_, src_host));
   NodeIdx at = f_.link(out.back()).to;
   while (at != leaf) {
     const PortNum p = modk_port(tw, at, key);
-    if (p.value() == 0) no_path(src_host, dst_host);
+    if (p.value() == 0) no_path(src, dst_host);
     out.push_back(f_.port(at, p).out);
     at = f_.link(out.back()).to;
   }
@@ -126,24 +126,32 @@ void UpDownPaths::best_path(std::uint32_t src_host, std::uint32_t dst_host, cons
                             Path& out) {
   out.clear();
   const NodeIdx src_leaf = t_.leaf_of_host[src_host];
+  if (toward(t_.leaf_of_host[dst_host]).turn(src_leaf) == 0) no_path(t_.hosts[src_host], dst_host);
+  out.push_back(t_.host_up_link(f_, src_host));
+  best_path_from(src_leaf, dst_host, cost, out);
+}
+
+void UpDownPaths::best_path_from(NodeIdx from, std::uint32_t dst_host, const LinkCost& cost,
+                                 Path& out) {
   const NodeIdx dst_leaf = t_.leaf_of_host[dst_host];
   const TowardLeaf& tw = toward(dst_leaf);
-  const int k = tw.turn(src_leaf);
-  if (k == 0) no_path(src_host, dst_host);
-  out.push_back(t_.host_up_link(f_, src_host));
-  if (src_leaf != dst_leaf) {
+  const int k = tw.turn(from);
+  const int level = t_.level[from.value()];
+  if (k == 0 || level < 1) no_path(from, dst_host);
+  if (from != dst_leaf) {
     for (NodeIdx n : touched_) seen_[n.value()] = 0;
     touched_.clear();
-    std::vector<NodeIdx> frontier{src_leaf};
+    std::vector<NodeIdx> frontier{from};
     std::vector<NodeIdx> next;
-    seen_[src_leaf.value()] = 1;
-    max_[src_leaf.value()] = sum_[src_leaf.value()] = 0.0;
-    touched_.push_back(src_leaf);
-    const auto relax = [&](NodeIdx from, PortNum p) {
-      const Port& port = f_.port(from, p);
+    seen_[from.value()] = 1;
+    max_[from.value()] = sum_[from.value()] = 0.0;
+    touched_.push_back(from);
+    const auto relax = [&](NodeIdx at, PortNum p) {
+      const Port& port = f_.port(at, p);
       const double c = cost(port.out);
-      const double m = std::max(max_[from.value()], c);
-      const double s = sum_[from.value()] + c;
+      if (std::isinf(c)) return;
+      const double m = std::max(max_[at.value()], c);
+      const double s = sum_[at.value()] + c;
       const std::uint32_t to = port.peer.value();
       if (seen_[to] != 0 && (m > max_[to] || (m == max_[to] && s >= sum_[to]))) return;
       if (seen_[to] == 0) {
@@ -155,10 +163,11 @@ void UpDownPaths::best_path(std::uint32_t src_host, std::uint32_t dst_host, cons
       sum_[to] = s;
       pred_[to] = port.out;
     };
-    // Up to the turn level, then down through ancestors to the destination leaf: 2(k-1) hops.
-    for (int step = 0; step < 2 * (k - 1); ++step) {
+    // Up to the turn level, then down through ancestors to the destination leaf.
+    const int up_steps = k - level;
+    for (int step = 0; step < up_steps + k - 1; ++step) {
       next.clear();
-      const bool up = step < k - 1;
+      const bool up = step < up_steps;
       for (NodeIdx n : frontier) {
         for (PortNum p : up ? t_.up_ports[n.value()] : t_.down_ports[n.value()]) {
           if (tw.on_shortest(f_, t_, n, p) && t_.level[f_.port(n, p).peer.value()] > 0) relax(n, p);
@@ -166,9 +175,9 @@ void UpDownPaths::best_path(std::uint32_t src_host, std::uint32_t dst_host, cons
       }
       frontier.swap(next);
     }
-    if (seen_[dst_leaf.value()] == 0) no_path(src_host, dst_host);
+    if (seen_[dst_leaf.value()] == 0) no_path(from, dst_host);
     const std::size_t first = out.size();
-    for (NodeIdx at = dst_leaf; at != src_leaf; at = f_.link(pred_[at.value()]).from)
+    for (NodeIdx at = dst_leaf; at != from; at = f_.link(pred_[at.value()]).from)
       out.push_back(pred_[at.value()]);
     std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
   }

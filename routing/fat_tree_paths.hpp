@@ -14,7 +14,7 @@
 namespace ibsdn {
 
 /// The cost of taking a switch-to-switch link; host links are on every candidate path of a flow
-/// and are not scored.
+/// and are not scored. An infinite cost forbids the link.
 using LinkCost = std::function<double(LinkId)>;
 
 class UpDownPaths {
@@ -38,8 +38,14 @@ class UpDownPaths {
   void modk_path(std::uint32_t src_host, std::uint32_t dst_host, std::uint64_t key, Path& out);
 
   /// The path whose most costly switch-to-switch link is cheapest; ties go to the smaller sum of
-  /// costs, then to the first in port order. Throws like modk_path.
+  /// costs, then to the first in port order. Throws like modk_path, and when every path takes a
+  /// forbidden link.
   void best_path(std::uint32_t src_host, std::uint32_t dst_host, const LinkCost& cost, Path& out);
+  /// The same choice for the rest of a path from the switch `from` (a leaf, or any switch a
+  /// shortest up*/down* path toward dst_host's leaf crosses), appended to `out`: the links from
+  /// `from` to the destination host. Where the paths of several flows toward one destination meet
+  /// at `from`, they go on together from there (per-destination routing).
+  void best_path_from(NodeIdx from, std::uint32_t dst_host, const LinkCost& cost, Path& out);
 
   /// The mod-k choice at `n` toward the leaf `tw` is for: a port on the shortest paths, or
   /// PortNum{} when `n` cannot reach it.
@@ -51,7 +57,7 @@ class UpDownPaths {
   /// path from tw's leaf (the very cable when `n` is that path's next hop), or PortNum{}.
   [[nodiscard]] PortNum mirrored_down_port(const TowardLeaf& tw, NodeIdx n,
                                            std::uint64_t key) const;
-  [[noreturn]] void no_path(std::uint32_t src_host, std::uint32_t dst_host) const;
+  [[noreturn]] void no_path(NodeIdx from, std::uint32_t dst_host) const;
 
   const Fabric& f_;
   const FatTreeLayout& t_;
