@@ -15,6 +15,18 @@ UpDownPaths::UpDownPaths(const Fabric& f, const FatTreeLayout& t)
       sum_(f.num_nodes(), 0.0),
       pred_(f.num_nodes()),
       seen_(f.num_nodes(), 0) {
+  const auto index = [&](const std::vector<std::vector<PortNum>>& ports, Hops& out) {
+    out.begin.assign(f.num_nodes() + 1, 0);
+    for (std::size_t n = 0; n < f.num_nodes(); ++n) {
+      for (PortNum p : ports[n]) {
+        const Port& port = f.port(NodeIdx(n), p);
+        out.hops.push_back(Hop{port.peer, port.out});
+      }
+      out.begin[n + 1] = static_cast<std::uint32_t>(out.hops.size());
+    }
+  };
+  index(t.up_ports, up_);
+  index(t.down_ports, down_);
   divisor_.assign(static_cast<std::size_t>(t.height) + 1, 1);
   for (std::size_t l = 1; l < divisor_.size(); ++l) {
     const std::uint64_t u = std::max<std::uint64_t>(t.max_up[l - 1], 1);
@@ -141,36 +153,45 @@ void UpDownPaths::best_path_from(NodeIdx from, std::uint32_t dst_host, const Lin
   if (from != dst_leaf) {
     for (NodeIdx n : touched_) seen_[n.value()] = 0;
     touched_.clear();
-    std::vector<NodeIdx> frontier{from};
-    std::vector<NodeIdx> next;
+    std::vector<NodeIdx>& frontier = frontier_;
+    std::vector<NodeIdx>& next = next_;
+    frontier.assign(1, from);
     seen_[from.value()] = 1;
     max_[from.value()] = sum_[from.value()] = 0.0;
     touched_.push_back(from);
-    const auto relax = [&](NodeIdx at, PortNum p) {
-      const Port& port = f_.port(at, p);
-      const double c = cost(port.out);
+    const auto relax = [&](NodeIdx at, const Hop& hop) {
+      const double c = cost(hop.out);
       if (std::isinf(c)) return;
       const double m = std::max(max_[at.value()], c);
       const double s = sum_[at.value()] + c;
-      const std::uint32_t to = port.peer.value();
+      const std::uint32_t to = hop.peer.value();
       if (seen_[to] != 0 && (m > max_[to] || (m == max_[to] && s >= sum_[to]))) return;
       if (seen_[to] == 0) {
         seen_[to] = 1;
-        touched_.push_back(port.peer);
-        next.push_back(port.peer);
+        touched_.push_back(hop.peer);
+        next.push_back(hop.peer);
       }
       max_[to] = m;
       sum_[to] = s;
-      pred_[to] = port.out;
+      pred_[to] = hop.out;
     };
-    // Up to the turn level, then down through ancestors to the destination leaf.
+    // Up to the turn level, then down through ancestors to the destination leaf. This is
+    // TowardLeaf::on_shortest unrolled for the two phases (the search's inner loop): going up,
+    // the parents that turn at the same level; going down, the children that are ancestors of
+    // the leaf (never a host: the leaf's own host port comes last).
     const int up_steps = k - level;
     for (int step = 0; step < up_steps + k - 1; ++step) {
       next.clear();
-      const bool up = step < up_steps;
       for (NodeIdx n : frontier) {
-        for (PortNum p : up ? t_.up_ports[n.value()] : t_.down_ports[n.value()]) {
-          if (tw.on_shortest(f_, t_, n, p) && t_.level[f_.port(n, p).peer.value()] > 0) relax(n, p);
+        if (step < up_steps) {
+          for (const Hop& hop : hops(up_, n)) {
+            if (tw.turn(hop.peer) == k) relax(n, hop);
+          }
+        } else {
+          for (const Hop& hop : hops(down_, n)) {
+            const int below = t_.level[hop.peer.value()];
+            if (below > 0 && tw.turn(hop.peer) == below) relax(n, hop);
+          }
         }
       }
       frontier.swap(next);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "routing/deadline.hpp"
@@ -59,8 +60,25 @@ class UpDownPaths {
                                            std::uint64_t key) const;
   [[noreturn]] void no_path(NodeIdx from, std::uint32_t dst_host) const;
 
+  // The layout's up and down cables, node by node in port order, as best_path_from walks them:
+  // hops[begin[n] .. begin[n + 1]) are node n's.
+  struct Hop {
+    NodeIdx peer;
+    LinkId out;
+  };
+  struct Hops {
+    std::vector<std::uint32_t> begin;
+    std::vector<Hop> hops;
+  };
+  static std::span<const Hop> hops(const Hops& h, NodeIdx n) {
+    return std::span<const Hop>(h.hops).subspan(h.begin[n.value()],
+                                                h.begin[n.value() + 1] - h.begin[n.value()]);
+  }
+
   const Fabric& f_;
   const FatTreeLayout& t_;
+  Hops up_;
+  Hops down_;
   std::vector<std::uint64_t> divisor_;               // divisor_[l] = U_0 * ... * U_(l-1)
   std::vector<std::unique_ptr<TowardLeaf>> toward_;  // by leaf index
   // best_path's per-node state, reset through `touched_`.
@@ -69,6 +87,8 @@ class UpDownPaths {
   std::vector<LinkId> pred_;
   std::vector<std::uint8_t> seen_;
   std::vector<NodeIdx> touched_;
+  std::vector<NodeIdx> frontier_;  // the nodes one level on, reused between calls
+  std::vector<NodeIdx> next_;
 };
 
 }  // namespace ibsdn
