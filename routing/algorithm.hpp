@@ -32,8 +32,8 @@ struct RouteRequest {
   Deadline deadline{};
   /// The target holds one output port per (switch, destination): every flow to one destination
   /// must leave each switch through the same port (an LFT, or flow entries at
-  /// FlowDefinitionLevel::kDlid). Algorithms that honour it (honours_per_destination(): dmodk and
-  /// minhop, destination-based anyway) return paths that per_destination_consistent()
+  /// FlowDefinitionLevel::kDlid). Algorithms that honour it (honours_per_destination(): dmodk,
+  /// minhop, sdn-volume) return paths that per_destination_consistent()
   /// (routing/per_destination.hpp) accepts; the others throw std::invalid_argument.
   bool per_destination = false;
 };
