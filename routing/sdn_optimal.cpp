@@ -43,6 +43,25 @@ std::vector<std::vector<std::uint32_t>> matchings_of(std::span<const std::uint32
   return matchings;
 }
 
+/// The matchings inserted one after the other by the volume engine with unit volumes, DmodK as
+/// the other start, rip-up and re-route down to the unit demand's bound (NL_D, or a subtree term
+/// on a tapered or degraded tree: below it nothing counts, and on a tree whose switch links cannot
+/// go below it the search would otherwise spend its whole budget trying).
+std::vector<Path> route_matchings_by_volume(const RouteRequest& req, const FatTreeLayout& t) {
+  const auto matchings = partition_into_matchings(t, req.flows);
+  req.deadline.check("sdn-optimal colours the flows");
+  std::vector<std::uint32_t> order;
+  order.reserve(req.flows.size());
+  for (const auto& m : matchings) order.insert(order.end(), m.begin(), m.end());
+  const std::vector<double> unit(req.flows.size(), 1.0);
+  VolumeRoutingInput in{unit, order, {}};
+  in.starts.push_back(make_algorithm("dmodk")->route(req));
+  std::vector<Flow> counted(req.flows.begin(), req.flows.end());
+  for (Flow& fl : counted) fl.bytes = 0;
+  in.target = single_path_bound_utilisation(req.fabric, counted);
+  return route_min_max_utilisation(req, t, in).paths;
+}
+
 }  // namespace
 
 std::vector<std::vector<std::uint32_t>> partition_into_matchings(const XgftLayout& x,
@@ -100,15 +119,7 @@ class SdnOptimal final : public FatTreeRoutingAlgorithm {
   std::vector<Path> route_on_tree(const RouteRequest& req, const FatTreeLayout& t) const override {
     if (const auto region = xgft_region(req.fabric, t, req.flows))
       return route_in_region(req, *region, *this);
-    const auto matchings = partition_into_matchings(t, req.flows);
-    req.deadline.check("sdn-optimal colours the flows");
-    std::vector<std::uint32_t> order;
-    order.reserve(req.flows.size());
-    for (const auto& m : matchings) order.insert(order.end(), m.begin(), m.end());
-    const std::vector<double> unit(req.flows.size(), 1.0);
-    VolumeRoutingInput in{unit, order, {}};
-    in.starts.push_back(make_algorithm("dmodk")->route(req));
-    return route_min_max_utilisation(req, t, in).paths;
+    return route_matchings_by_volume(req, t);
   }
 };
 
