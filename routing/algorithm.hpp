@@ -33,8 +33,9 @@ struct RouteRequest {
   /// The target holds one output port per (switch, destination): every flow to one destination
   /// must leave each switch through the same port (an LFT, or flow entries at
   /// FlowDefinitionLevel::kDlid). Algorithms that honour it (honours_per_destination(): dmodk,
-  /// minhop, sdn-volume) return paths that per_destination_consistent()
-  /// (routing/per_destination.hpp) accepts; the others throw std::invalid_argument.
+  /// minhop, sdn-volume, sdn-optimal, sdn-optimal-tapered, sdn-adaptive) return paths that
+  /// per_destination_consistent() (routing/per_destination.hpp) accepts; the others (smodk,
+  /// sdn-greedy, sdn-greedy-weighted, df-*) throw std::invalid_argument.
   bool per_destination = false;
 };
 
