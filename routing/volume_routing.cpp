@@ -226,7 +226,6 @@ class Engine {
   [[nodiscard]] const RouteRequest& req() const { return req_; }
   [[nodiscard]] const Fabric& fabric() const { return f_; }
   [[nodiscard]] Utilisation& u() { return u_; }
-  [[nodiscard]] std::span<const double> volume() const { return volume_; }
   [[nodiscard]] std::uint32_t host_dst(std::uint32_t i) const { return host_dst_[i]; }
   [[nodiscard]] bool per_destination() const { return ports_.has_value(); }
   /// The leaf a flow starts from (per_destination groups insertion by it).
