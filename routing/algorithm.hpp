@@ -30,6 +30,13 @@ struct RouteRequest {
   std::uint64_t seed = 1;
   /// Checked inside the algorithms' loops: route() throws DeadlineExceeded once it passes.
   Deadline deadline{};
+  /// The target holds one output port per (switch, destination): every flow to one destination
+  /// must leave each switch through the same port (an LFT, or flow entries at
+  /// FlowDefinitionLevel::kDlid). Algorithms that honour it (honours_per_destination(): dmodk,
+  /// minhop, sdn-volume, sdn-optimal, sdn-optimal-tapered, sdn-adaptive) return paths that
+  /// per_destination_consistent() (routing/per_destination.hpp) accepts; the others (smodk,
+  /// sdn-greedy, sdn-greedy-weighted, df-*) throw std::invalid_argument.
+  bool per_destination = false;
 };
 
 /// Where a destination-based algorithm sends the traffic for one destination HCA, at every node
@@ -53,8 +60,12 @@ class RoutingAlgorithm {
   /// Empty when this algorithm can route on `f`; otherwise why it cannot.
   [[nodiscard]] virtual std::string unsupported_reason(const Fabric& f) const = 0;
   /// One path per flow, in the order of req.flows. Throws std::invalid_argument for a fabric it
-  /// does not support or a flow whose endpoints are not HCAs of the fabric.
+  /// does not support, a flow whose endpoints are not HCAs of the fabric, or req.per_destination
+  /// when it does not honour it.
   [[nodiscard]] virtual std::vector<Path> route(const RouteRequest& req) const = 0;
+  /// Whether route() honours RouteRequest::per_destination. False unless an algorithm says so:
+  /// one whose choice may depend on the source must not claim it.
+  [[nodiscard]] virtual bool honours_per_destination() const { return false; }
   /// For algorithms whose choice at a switch depends on the destination alone (what an LFT can
   /// hold): calls `sink` once per HCA of `f` (in an order of its own) with that destination's
   /// column; the routes the columns imply are the paths route() returns. O(switches) per
@@ -107,5 +118,8 @@ std::vector<std::string> algorithm_names();
 
 /// Checks the request's flows: endpoints are distinct HCAs of the fabric. Throws otherwise.
 void check_flows(const RouteRequest& req);
+/// Throws std::invalid_argument, naming the algorithms that do, when req.per_destination is set
+/// and `alg` does not honour it.
+void check_per_destination(const RouteRequest& req, const RoutingAlgorithm& alg);
 
 }  // namespace ibsdn

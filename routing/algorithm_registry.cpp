@@ -63,6 +63,20 @@ void check_flows(const RouteRequest& req) {
   }
 }
 
+void check_per_destination(const RouteRequest& req, const RoutingAlgorithm& alg) {
+  if (!req.per_destination || alg.honours_per_destination()) return;
+  std::string honouring;
+  for (const Entry& e : kAlgorithms) {
+    if (!e.make()->honours_per_destination()) continue;
+    honouring += (honouring.empty() ? "" : ", ") + std::string(e.name);
+  }
+  throw std::invalid_argument(std::string(alg.name()) +
+                              " cannot route for a target with one output port per switch and "
+                              "destination (an LFT): its choice depends on more than the "
+                              "destination; these can: " +
+                              honouring);
+}
+
 namespace {
 
 const DragonflyLayout* layout_of(const Fabric& f, const DragonflyLayout*) {
@@ -84,6 +98,7 @@ std::string LayoutRoutingAlgorithm<Layout>::unsupported_reason(const Fabric& f) 
 template <typename Layout>
 std::vector<Path> LayoutRoutingAlgorithm<Layout>::route(const RouteRequest& req) const {
   check_flows(req);
+  check_per_destination(req, *this);
   const Layout* layout = layout_of(req.fabric, static_cast<const Layout*>(nullptr));
   if (!layout) {
     throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));
@@ -102,6 +117,7 @@ std::string FatTreeRoutingAlgorithm::unsupported_reason(const Fabric& f) const {
 
 std::vector<Path> FatTreeRoutingAlgorithm::route(const RouteRequest& req) const {
   check_flows(req);
+  check_per_destination(req, *this);
   if (const XgftLayout* x = req.fabric.xgft()) return route_on(req, *x);
   if (const FatTreeLayout* t = req.fabric.fat_tree()) return route_on_tree(req, *t);
   throw std::invalid_argument(std::string(name()) + ": " + unsupported_reason(req.fabric));

@@ -22,6 +22,7 @@ class ModK final : public FatTreeRoutingAlgorithm {
     return by_destination_ ? "destination-mod-k up-port choice (the LFT default on fat-trees)"
                            : "source-mod-k up-port choice (reference; not expressible in an LFT)";
   }
+  bool honours_per_destination() const override { return by_destination_; }
   std::vector<Path> route_on(const RouteRequest& req, const XgftLayout& layout) const override {
     const XgftLayout* x = &layout;
     std::vector<Path> out(req.flows.size());

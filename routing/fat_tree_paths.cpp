@@ -1,6 +1,7 @@
 #include "routing/fat_tree_paths.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -14,6 +15,18 @@ UpDownPaths::UpDownPaths(const Fabric& f, const FatTreeLayout& t)
       sum_(f.num_nodes(), 0.0),
       pred_(f.num_nodes()),
       seen_(f.num_nodes(), 0) {
+  const auto index = [&](const std::vector<std::vector<PortNum>>& ports, Hops& out) {
+    out.begin.assign(f.num_nodes() + 1, 0);
+    for (std::size_t n = 0; n < f.num_nodes(); ++n) {
+      for (PortNum p : ports[n]) {
+        const Port& port = f.port(NodeIdx(n), p);
+        out.hops.push_back(Hop{port.peer, port.out});
+      }
+      out.begin[n + 1] = static_cast<std::uint32_t>(out.hops.size());
+    }
+  };
+  index(t.up_ports, up_);
+  index(t.down_ports, down_);
   divisor_.assign(static_cast<std::size_t>(t.height) + 1, 1);
   for (std::size_t l = 1; l < divisor_.size(); ++l) {
     const std::uint64_t u = std::max<std::uint64_t>(t.max_up[l - 1], 1);
@@ -37,10 +50,9 @@ std::uint32_t UpDownPaths::host_of(NodeIdx hca) const {
   return t_.host_of_node[hca.value()];
 }
 
-void UpDownPaths::no_path(std::uint32_t src_host, std::uint32_t dst_host) const {
-  throw std::invalid_argument("no up*/down* path from " + f_.node(t_.hosts[src_host]).name +
-                              " to " + f_.node(t_.hosts[dst_host]).name +
-                              " in the fat-tree that remains");
+void UpDownPaths::no_path(NodeIdx from, std::uint32_t dst_host) const {
+  throw std::invalid_argument("no up*/down* path from " + f_.node(from).name + " to " +
+                              f_.node(t_.hosts[dst_host]).name + " in the fat-tree that remains");
 }
 
 PortNum UpDownPaths::modk_port(const TowardLeaf& tw, NodeIdx n, std::uint64_t key) const {
@@ -110,12 +122,12 @@ void UpDownPaths::modk_path(std::uint32_t src_host, std::uint32_t dst_host, std:
   const NodeIdx leaf = t_.leaf_of_host[dst_host];
   const TowardLeaf& tw = toward(leaf);
   const NodeIdx src = t_.hosts[src_host];
-  if (tw.turn(src) == 0) no_path(src_host, dst_host);
+  if (tw.turn(src) == 0) no_path(src, dst_host);
   out.push_back(t_.host_up_link(f_, src_host));
   NodeIdx at = f_.link(out.back()).to;
   while (at != leaf) {
     const PortNum p = modk_port(tw, at, key);
-    if (p.value() == 0) no_path(src_host, dst_host);
+    if (p.value() == 0) no_path(src, dst_host);
     out.push_back(f_.port(at, p).out);
     at = f_.link(out.back()).to;
   }
@@ -126,49 +138,67 @@ void UpDownPaths::best_path(std::uint32_t src_host, std::uint32_t dst_host, cons
                             Path& out) {
   out.clear();
   const NodeIdx src_leaf = t_.leaf_of_host[src_host];
+  if (toward(t_.leaf_of_host[dst_host]).turn(src_leaf) == 0) no_path(t_.hosts[src_host], dst_host);
+  out.push_back(t_.host_up_link(f_, src_host));
+  best_path_from(src_leaf, dst_host, cost, out);
+}
+
+void UpDownPaths::best_path_from(NodeIdx from, std::uint32_t dst_host, const LinkCost& cost,
+                                 Path& out) {
   const NodeIdx dst_leaf = t_.leaf_of_host[dst_host];
   const TowardLeaf& tw = toward(dst_leaf);
-  const int k = tw.turn(src_leaf);
-  if (k == 0) no_path(src_host, dst_host);
-  out.push_back(t_.host_up_link(f_, src_host));
-  if (src_leaf != dst_leaf) {
+  const int k = tw.turn(from);
+  const int level = t_.level[from.value()];
+  if (k == 0 || level < 1) no_path(from, dst_host);
+  if (from != dst_leaf) {
     for (NodeIdx n : touched_) seen_[n.value()] = 0;
     touched_.clear();
-    std::vector<NodeIdx> frontier{src_leaf};
-    std::vector<NodeIdx> next;
-    seen_[src_leaf.value()] = 1;
-    max_[src_leaf.value()] = sum_[src_leaf.value()] = 0.0;
-    touched_.push_back(src_leaf);
-    const auto relax = [&](NodeIdx from, PortNum p) {
-      const Port& port = f_.port(from, p);
-      const double c = cost(port.out);
-      const double m = std::max(max_[from.value()], c);
-      const double s = sum_[from.value()] + c;
-      const std::uint32_t to = port.peer.value();
+    std::vector<NodeIdx>& frontier = frontier_;
+    std::vector<NodeIdx>& next = next_;
+    frontier.assign(1, from);
+    seen_[from.value()] = 1;
+    max_[from.value()] = sum_[from.value()] = 0.0;
+    touched_.push_back(from);
+    const auto relax = [&](NodeIdx at, const Hop& hop) {
+      const double c = cost(hop.out);
+      if (std::isinf(c)) return;
+      const double m = std::max(max_[at.value()], c);
+      const double s = sum_[at.value()] + c;
+      const std::uint32_t to = hop.peer.value();
       if (seen_[to] != 0 && (m > max_[to] || (m == max_[to] && s >= sum_[to]))) return;
       if (seen_[to] == 0) {
         seen_[to] = 1;
-        touched_.push_back(port.peer);
-        next.push_back(port.peer);
+        touched_.push_back(hop.peer);
+        next.push_back(hop.peer);
       }
       max_[to] = m;
       sum_[to] = s;
-      pred_[to] = port.out;
+      pred_[to] = hop.out;
     };
-    // Up to the turn level, then down through ancestors to the destination leaf: 2(k-1) hops.
-    for (int step = 0; step < 2 * (k - 1); ++step) {
+    // Up to the turn level, then down through ancestors to the destination leaf. This is
+    // TowardLeaf::on_shortest unrolled for the two phases (the search's inner loop): going up,
+    // the parents that turn at the same level; going down, the children that are ancestors of
+    // the leaf (never a host: the leaf's own host port comes last).
+    const int up_steps = k - level;
+    for (int step = 0; step < up_steps + k - 1; ++step) {
       next.clear();
-      const bool up = step < k - 1;
       for (NodeIdx n : frontier) {
-        for (PortNum p : up ? t_.up_ports[n.value()] : t_.down_ports[n.value()]) {
-          if (tw.on_shortest(f_, t_, n, p) && t_.level[f_.port(n, p).peer.value()] > 0) relax(n, p);
+        if (step < up_steps) {
+          for (const Hop& hop : hops(up_, n)) {
+            if (tw.turn(hop.peer) == k) relax(n, hop);
+          }
+        } else {
+          for (const Hop& hop : hops(down_, n)) {
+            const int below = t_.level[hop.peer.value()];
+            if (below > 0 && tw.turn(hop.peer) == below) relax(n, hop);
+          }
         }
       }
       frontier.swap(next);
     }
-    if (seen_[dst_leaf.value()] == 0) no_path(src_host, dst_host);
+    if (seen_[dst_leaf.value()] == 0) no_path(from, dst_host);
     const std::size_t first = out.size();
-    for (NodeIdx at = dst_leaf; at != src_leaf; at = f_.link(pred_[at.value()]).from)
+    for (NodeIdx at = dst_leaf; at != from; at = f_.link(pred_[at.value()]).from)
       out.push_back(pred_[at.value()]);
     std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
   }

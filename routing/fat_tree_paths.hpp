@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "routing/deadline.hpp"
@@ -14,7 +15,7 @@
 namespace ibsdn {
 
 /// The cost of taking a switch-to-switch link; host links are on every candidate path of a flow
-/// and are not scored.
+/// and are not scored. An infinite cost forbids the link.
 using LinkCost = std::function<double(LinkId)>;
 
 class UpDownPaths {
@@ -38,8 +39,14 @@ class UpDownPaths {
   void modk_path(std::uint32_t src_host, std::uint32_t dst_host, std::uint64_t key, Path& out);
 
   /// The path whose most costly switch-to-switch link is cheapest; ties go to the smaller sum of
-  /// costs, then to the first in port order. Throws like modk_path.
+  /// costs, then to the first in port order. Throws like modk_path, and when every path takes a
+  /// forbidden link.
   void best_path(std::uint32_t src_host, std::uint32_t dst_host, const LinkCost& cost, Path& out);
+  /// The same choice for the rest of a path from the switch `from` (a leaf, or any switch a
+  /// shortest up*/down* path toward dst_host's leaf crosses), appended to `out`: the links from
+  /// `from` to the destination host. Where the paths of several flows toward one destination meet
+  /// at `from`, they go on together from there (per-destination routing).
+  void best_path_from(NodeIdx from, std::uint32_t dst_host, const LinkCost& cost, Path& out);
 
   /// The mod-k choice at `n` toward the leaf `tw` is for: a port on the shortest paths, or
   /// PortNum{} when `n` cannot reach it.
@@ -51,10 +58,27 @@ class UpDownPaths {
   /// path from tw's leaf (the very cable when `n` is that path's next hop), or PortNum{}.
   [[nodiscard]] PortNum mirrored_down_port(const TowardLeaf& tw, NodeIdx n,
                                            std::uint64_t key) const;
-  [[noreturn]] void no_path(std::uint32_t src_host, std::uint32_t dst_host) const;
+  [[noreturn]] void no_path(NodeIdx from, std::uint32_t dst_host) const;
+
+  // The layout's up and down cables, node by node in port order, as best_path_from walks them:
+  // hops[begin[n] .. begin[n + 1]) are node n's.
+  struct Hop {
+    NodeIdx peer;
+    LinkId out;
+  };
+  struct Hops {
+    std::vector<std::uint32_t> begin;
+    std::vector<Hop> hops;
+  };
+  static std::span<const Hop> hops(const Hops& h, NodeIdx n) {
+    return std::span<const Hop>(h.hops).subspan(h.begin[n.value()],
+                                                h.begin[n.value() + 1] - h.begin[n.value()]);
+  }
 
   const Fabric& f_;
   const FatTreeLayout& t_;
+  Hops up_;
+  Hops down_;
   std::vector<std::uint64_t> divisor_;               // divisor_[l] = U_0 * ... * U_(l-1)
   std::vector<std::unique_ptr<TowardLeaf>> toward_;  // by leaf index
   // best_path's per-node state, reset through `touched_`.
@@ -63,6 +87,8 @@ class UpDownPaths {
   std::vector<LinkId> pred_;
   std::vector<std::uint8_t> seen_;
   std::vector<NodeIdx> touched_;
+  std::vector<NodeIdx> frontier_;  // the nodes one level on, reused between calls
+  std::vector<NodeIdx> next_;
 };
 
 }  // namespace ibsdn

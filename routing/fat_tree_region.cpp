@@ -99,8 +99,13 @@ std::vector<Path> route_in_region(const RouteRequest& req, const FatTreeRegion& 
                           req.background->volume(o));
     }
   }
-  RouteRequest sub{g,        flows,       req.background ? &background : nullptr, req.weighted,
-                   req.seed, req.deadline};
+  RouteRequest sub{g,
+                   flows,
+                   req.background ? &background : nullptr,
+                   req.weighted,
+                   req.seed,
+                   req.deadline,
+                   req.per_destination};
   std::vector<Path> paths = alg.route(sub);
   for (Path& p : paths)
     for (LinkId& l : p) l = outer(l);

@@ -33,6 +33,7 @@ class MinHop final : public RoutingAlgorithm {
   std::string unsupported_reason(const Fabric& f) const override {
     return f.hcas().empty() ? "the fabric has no HCAs" : "";
   }
+  bool honours_per_destination() const override { return true; }
 
   std::vector<Path> route(const RouteRequest& req) const override {
     check_flows(req);

@@ -33,6 +33,8 @@ class SdnAdaptive final : public FatTreeRoutingAlgorithm {
   std::string_view summary() const override {
     return "SDN-optimal for permutations, the fabric's adaptive routing otherwise (4.3.3)";
   }
+  // Both of its choices, SDN-optimal and DmodK, honour it.
+  bool honours_per_destination() const override { return true; }
   std::vector<Path> route_on(const RouteRequest& req, const XgftLayout&) const override {
     return route_by_decision(req);
   }

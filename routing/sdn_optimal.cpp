@@ -16,11 +16,15 @@
 // the volume engine with unit volumes (routing/volume_routing.hpp), reported against the bound.
 // On a tapered XGFT the theorem does not apply; sdn-optimal then routes with the tapered variant
 // (sdn_optimal_tapered.cpp) and the result is reported against the tapered lower bound.
+// With RouteRequest::per_destination (an LFT) a demand with at most one source per destination
+// keeps its exact routes, which fit; any other gets constraint-satisfying routes from the volume
+// engine instead wherever its own would split a destination (keep_per_destination).
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
 #include "routing/bipartite_edge_colouring.hpp"
 #include "routing/fat_tree_region.hpp"
+#include "routing/per_destination.hpp"
 #include "routing/sdn_optimal.hpp"
 #include "routing/volume_routing.hpp"
 #include "routing/xgft_up_digits.hpp"
@@ -43,6 +47,26 @@ std::vector<std::vector<std::uint32_t>> matchings_of(std::span<const std::uint32
   return matchings;
 }
 
+/// The matchings inserted one after the other by the volume engine with unit volumes, DmodK as
+/// the other start, rip-up and re-route down to the unit demand's bound (NL_D, or a subtree term
+/// on a tapered or degraded tree: below it nothing counts, and on a tree whose switch links cannot
+/// go below it the search would otherwise spend its whole budget trying). With per_destination
+/// the engine keeps to it, and DmodK's start always fits.
+std::vector<Path> route_matchings_by_volume(const RouteRequest& req, const FatTreeLayout& t) {
+  const auto matchings = partition_into_matchings(t, req.flows);
+  req.deadline.check("sdn-optimal colours the flows");
+  std::vector<std::uint32_t> order;
+  order.reserve(req.flows.size());
+  for (const auto& m : matchings) order.insert(order.end(), m.begin(), m.end());
+  const std::vector<double> unit(req.flows.size(), 1.0);
+  VolumeRoutingInput in{unit, order, {}};
+  in.starts.push_back(make_algorithm("dmodk")->route(req));
+  std::vector<Flow> counted(req.flows.begin(), req.flows.end());
+  for (Flow& fl : counted) fl.bytes = 0;
+  in.target = single_path_bound_utilisation(req.fabric, counted);
+  return route_min_max_utilisation(req, t, in).paths;
+}
+
 }  // namespace
 
 std::vector<std::vector<std::uint32_t>> partition_into_matchings(const XgftLayout& x,
@@ -55,6 +79,13 @@ std::vector<std::vector<std::uint32_t>> partition_into_matchings(const FatTreeLa
   return matchings_of(t.host_of_node, t.hosts.size(), flows);
 }
 
+std::vector<Path> keep_per_destination(const RouteRequest& req, const FatTreeLayout& t,
+                                       std::vector<Path> paths) {
+  if (!req.per_destination || per_destination_consistent(req.fabric, req.flows, paths, nullptr))
+    return paths;
+  return route_matchings_by_volume(req, t);
+}
+
 namespace {
 
 class SdnOptimal final : public FatTreeRoutingAlgorithm {
@@ -63,6 +94,7 @@ class SdnOptimal final : public FatTreeRoutingAlgorithm {
   std::string_view summary() const override {
     return "NL_D matchings by edge colouring, each routed contention-free (optimal on full XGFTs)";
   }
+  bool honours_per_destination() const override { return true; }
   std::vector<Path> route_on(const RouteRequest& req, const XgftLayout& layout) const override {
     const XgftLayout* x = &layout;
     if (!x->params.full_bisection()) return make_algorithm("sdn-optimal-tapered")->route(req);
@@ -91,24 +123,17 @@ class SdnOptimal final : public FatTreeRoutingAlgorithm {
         for (LinkId l : p) ++load[l.value()];
       }
     }
-    return out;
+    return keep_per_destination(req, *req.fabric.fat_tree(), std::move(out));
   }
 
   // Where the job's region of the fabric is intact (a complete XGFT), the exact form runs there.
   // Otherwise there are no labels to colour with: the matchings go in one after the other, each
-  // flow on its least utilised path, then rip-up and re-route; DmodK is the other start.
+  // flow on its least utilised path, then rip-up and re-route; DmodK is the other start. Both
+  // honour per_destination themselves (the region's request carries it, the engine keeps to it).
   std::vector<Path> route_on_tree(const RouteRequest& req, const FatTreeLayout& t) const override {
     if (const auto region = xgft_region(req.fabric, t, req.flows))
       return route_in_region(req, *region, *this);
-    const auto matchings = partition_into_matchings(t, req.flows);
-    req.deadline.check("sdn-optimal colours the flows");
-    std::vector<std::uint32_t> order;
-    order.reserve(req.flows.size());
-    for (const auto& m : matchings) order.insert(order.end(), m.begin(), m.end());
-    const std::vector<double> unit(req.flows.size(), 1.0);
-    VolumeRoutingInput in{unit, order, {}};
-    in.starts.push_back(make_algorithm("dmodk")->route(req));
-    return route_min_max_utilisation(req, t, in).paths;
+    return route_matchings_by_volume(req, t);
   }
 };
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "routing/algorithm.hpp"
+#include "routing/sdn_optimal.hpp"
 #include "routing/xgft_up_digits.hpp"
 
 namespace ibsdn {
@@ -22,6 +23,7 @@ class SdnOptimalTapered final : public FatTreeRoutingAlgorithm {
   std::string_view summary() const override {
     return "balanced sub-permutations per level (thesis Algorithm 4, generalised); any XGFT";
   }
+  bool honours_per_destination() const override { return true; }
   std::vector<Path> route_on(const RouteRequest& req, const XgftLayout& layout) const override {
     const XgftLayout* x = &layout;
     std::vector<std::int32_t> load(req.fabric.num_links(), 0);
@@ -40,7 +42,7 @@ class SdnOptimalTapered final : public FatTreeRoutingAlgorithm {
     std::vector<Path> out(req.flows.size());
     for (std::size_t i = 0; i < out.size(); ++i)
       xgft_path(req.fabric, *x, src[i], dst[i], y[i], out[i]);
-    return out;
+    return keep_per_destination(req, *req.fabric.fat_tree(), std::move(out));
   }
   // Without labels the per-level chunks do not exist; SDN-optimal's fat-tree form balances the
   // utilisation of what remains instead.

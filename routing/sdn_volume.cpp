@@ -4,11 +4,12 @@
 // re-route (with ejection chains) lowers the maximum from the best of them; while it stays above
 // the single-path volume bound, ruin and recreate tries again. So it is never worse than any of
 // the three, and on unit demands it reaches L_D = NL_D wherever SDN-optimal does.
+// With RouteRequest::per_destination the engine moves whole per-destination decisions and keeps
+// only the starts that fit (volume_routing.hpp): never worse than DmodK, the LFT default.
 #include <algorithm>
 #include <numeric>
 
 #include "routing/algorithm.hpp"
-#include "routing/route_quality.hpp"
 #include "routing/volume_routing.hpp"
 #include "routing/xgft.hpp"
 
@@ -26,6 +27,7 @@ class SdnVolume final : public FatTreeRoutingAlgorithm {
   std::string_view summary() const override {
     return "least maximum link utilisation in bytes: heaviest first, then rip-up and re-route";
   }
+  bool honours_per_destination() const override { return true; }
 
   std::vector<Path> route_on(const RouteRequest& req, const XgftLayout&) const override {
     return route(req, *req.fabric.fat_tree());
@@ -42,22 +44,18 @@ class SdnVolume final : public FatTreeRoutingAlgorithm {
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return volume[a] > volume[b]; });
+    // The starts as their algorithms route without the constraint; with it, the engine drops
+    // those that split a destination (DmodK's never do).
+    RouteRequest free = req;
+    free.per_destination = false;
     std::vector<std::vector<Path>> starts;
-    starts.push_back(make_algorithm("dmodk")->route(req));
-    starts.push_back(make_algorithm("sdn-optimal")->route(req));
-    starts.push_back(make_algorithm("sdn-greedy")->route(req));
+    starts.push_back(make_algorithm("dmodk")->route(free));
+    starts.push_back(make_algorithm("sdn-optimal")->route(free));
+    starts.push_back(make_algorithm("sdn-greedy")->route(free));
     VolumeRoutingInput in{volume, order, std::move(starts)};
     in.restarts = kRestarts;
-    in.target = bound_utilisation(req);
+    in.target = single_path_bound_utilisation(req.fabric, req.flows);
     return route_min_max_utilisation(req, t, in).paths;
-  }
-
-  /// The single-path volume bound (route_quality.hpp) in the engine's units: volume per unit of
-  /// the fastest link's capacity. Restarts stop there: no single-path routing does better.
-  static double bound_utilisation(const RouteRequest& req) {
-    double fastest = 0.0;
-    for (const Link& l : req.fabric.links()) fastest = std::max(fastest, l.gbps);
-    return single_path_volume_bound(req.fabric, req.flows).seconds * fastest * 1e9 / 8.0;
   }
 };
 

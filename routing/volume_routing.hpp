@@ -5,8 +5,8 @@
 //    up*/down* path whose most utilised switch link, with the flow added, is least utilised.
 // 2. Start: among that result and the other starts the caller gives (DmodK's paths, SDN-optimal's
 //    on a complete XGFT, ...; a start may fix only some flows, insertion places the rest), the
-//    one with the smallest maximum utilisation wins, so the result is never worse than any of
-//    them.
+//    one with the smallest maximum utilisation wins (a later one only when strictly smaller), so
+//    the result is never worse than any of them.
 // 3. Rip-up and re-route: while some flow on a most utilised link can move to a path whose
 //    utilisation stays below that maximum, move it. When every such path is blocked, relocate
 //    first one flow that crosses all the blocking links, the same way, up to three flows deep (an
@@ -20,6 +20,15 @@
 //    `restarts` times, while the maximum is above `target`.
 // Host links are on every candidate path of their flows, so only switch-to-switch links are
 // scored; the node terms are in the bound (route_quality.hpp).
+//
+// With RouteRequest::per_destination (an LFT: one output port per switch and destination) every
+// decision is a destination's port at one switch, and whatever moves, moves whole decisions: the
+// flows toward one destination from one leaf are inserted together (heaviest group first), and a
+// path never leaves a switch by another port than the destination's flows there already take;
+// rip-up moves all the flows toward a destination that cross a switch with a choice, from that
+// switch on, and ejection chains evict such units; ruin and recreate lifts whole leaf groups.
+// Starts that split a destination (SDN-optimal's and SDN-greedy's, except on permutations) are
+// dropped; DmodK's, destination-based, always fit, so the result is never worse than DmodK.
 #pragma once
 
 #include <cstdint>
@@ -47,18 +56,25 @@ struct VolumeRoutingInput {
 
 struct VolumeRoutingResult {
   std::vector<Path> paths;
-  double start_max = 0.0;     // largest switch-link utilisation of the chosen start
-  double final_max = 0.0;     // after rip-up and re-route
-  int chosen_start = -1;      // -1: the insertion; otherwise an index into starts
-  std::size_t moves = 0;      // flows moved by rip-up and re-route
-  std::size_t evictions = 0;  // moves that first evicted another flow (counted in moves too)
+  double start_max = 0.0;          // largest switch-link utilisation of the chosen start
+  double final_max = 0.0;          // after rip-up and re-route
+  int chosen_start = -1;           // -1: the insertion; otherwise an index into starts
+  std::size_t dropped_starts = 0;  // starts that split a destination (per_destination only)
+  std::size_t moves = 0;           // flows moved by rip-up and re-route
+  std::size_t evictions = 0;       // moves that first evicted another flow (counted in moves too)
   std::size_t rounds = 0;
   std::size_t restarts = 0;            // ruin-and-recreate attempts
   std::size_t improving_restarts = 0;  // those that lowered the maximum
 };
 
+/// The single-path volume bound (route_quality.hpp) of `flows` in the engine's units: volume per
+/// unit of the fastest link's capacity, flows without bytes counting 1. No single-path routing
+/// does better, so it is the natural VolumeRoutingInput::target.
+double single_path_bound_utilisation(const Fabric& f, std::span<const Flow> flows);
+
 /// Utilisations are in volume per unit of the fastest link's capacity, other jobs' volumes
-/// (req.background) included.
+/// (req.background) included. With req.per_destination the paths satisfy it
+/// (per_destination_consistent).
 VolumeRoutingResult route_min_max_utilisation(const RouteRequest& req, const FatTreeLayout& t,
                                               const VolumeRoutingInput& in);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <set>
 
@@ -227,6 +228,47 @@ TEST(FatTreeModK, DModKShiftByAPodMeetsTheBoundOnATaperedPodTree) {
   const RouteQuality q = evaluate(f, flows, make_algorithm("dmodk")->route({f, flows}));
   EXPECT_EQ(q.max_link_load, 3);
   EXPECT_EQ(q.bound.value, 3u);
+}
+
+/// From a level-2 switch of XGFT(3;4,4,4;1,4,4) to a host of another pod: the rest of a shortest
+/// up*/down* path (host 0's route from that switch on), over the least costly top, never through a
+/// forbidden link, and no path at all when every way up is forbidden.
+TEST(FatTreeBestPath, FromASwitchGoesOnToTheHostAvoidingForbiddenLinks) {
+  const Fabric f = generate_xgft(XgftParams::parse("3;4,4,4;1,4,4"));
+  const FatTreeLayout& t = *f.fat_tree();
+  UpDownPaths paths(f, t);
+  const std::uint32_t dst = 40;  // pod 2
+  const NodeIdx leaf = t.leaf_of_host[0];
+  const NodeIdx from = f.port(leaf, t.up_ports[leaf.value()][1]).peer;
+  const auto ups = t.up_ports[from.value()];
+  ASSERT_EQ(ups.size(), 4u);
+  const LinkId cheap = f.port(from, ups[2]).out;
+  const LinkCost prefer = [&](LinkId l) { return l == cheap ? 0.0 : 1.0; };
+  Path rest;
+  paths.best_path_from(from, dst, prefer, rest);
+  ASSERT_EQ(rest.size(), 4u);  // up to a top, down to the pod, the leaf, the host
+  EXPECT_EQ(rest.front(), cheap);
+  EXPECT_EQ(f.link(rest.back()).to, t.hosts[dst]);
+  Path whole{t.host_up_link(f, 0), f.port(leaf, t.up_ports[leaf.value()][1]).out};
+  whole.insert(whole.end(), rest.begin(), rest.end());
+  EXPECT_EQ(check_up_down_path(f, t, whole), "");
+
+  const LinkCost only_last = [&](LinkId l) {
+    const Link& k = f.link(l);
+    return k.from == from && k.from_port != ups[3] ? std::numeric_limits<double>::infinity() : 5.0;
+  };
+  rest.clear();  // best_path_from appends
+  paths.best_path_from(from, dst, only_last, rest);
+  EXPECT_EQ(rest.front(), f.port(from, ups[3]).out);
+  const LinkCost none = [&](LinkId l) {
+    return f.link(l).from == from ? std::numeric_limits<double>::infinity() : 0.0;
+  };
+  EXPECT_TRUE(test::throws_naming([&] { paths.best_path_from(from, dst, none, rest); },
+                                  "no up*/down* path from " + f.node(from).name));
+  // From the destination's own leaf only the host's cable is left.
+  rest.clear();
+  paths.best_path_from(t.leaf_of_host[dst], dst, prefer, rest);
+  EXPECT_EQ(rest, Path{t.host_down_link(f, dst)});
 }
 
 TEST(FatTree, PathCheckRefusesAPathThatTurnsAboveACommonAncestor) {

@@ -9,9 +9,11 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "routing/algorithm.hpp"
 #include "routing/fat_tree.hpp"
+#include "routing/per_destination.hpp"
 #include "routing/route_quality.hpp"
 #include "routing/volume_routing.hpp"
 #include "routing/xgft.hpp"
@@ -223,6 +225,69 @@ TEST(VolumeRoutingEngine, RestartsStopAtTheTargetAndNeverRaiseTheMaximum) {
   const VolumeRoutingResult r = c.route(3, 0.0);
   EXPECT_EQ(r.restarts, 3u);
   EXPECT_LE(r.final_max, 17.0);
+}
+
+/// Flows from leaf A of an XGFT(2;m,2;1,2) (hosts 0..m-1) to leaf B (hosts m..2m-1), each
+/// (source, destination, GB), with the volumes the engine reads and the flows' own bytes.
+struct TwoLeaves {
+  Fabric f;
+  std::vector<Flow> flows;
+  std::vector<double> volume;
+  std::vector<std::uint32_t> order;
+  TwoLeaves(const char* xgft, std::initializer_list<std::tuple<int, int, double>> pairs)
+      : f(generate_xgft(XgftParams::parse(xgft))) {
+    const XgftLayout& x = *f.xgft();
+    for (const auto& [s, d, gb] : pairs) {
+      flows.push_back(Flow{.src = x.hosts[static_cast<std::size_t>(s)],
+                           .dst = x.hosts[static_cast<std::size_t>(d)],
+                           .bytes = static_cast<std::uint64_t>(gb * 1e9)});
+      volume.push_back(gb);
+      order.push_back(static_cast<std::uint32_t>(order.size()));
+    }
+  }
+  [[nodiscard]] VolumeRoutingResult route(bool per_destination,
+                                          std::vector<std::vector<Path>> starts = {}) const {
+    RouteRequest req{f, flows};
+    req.per_destination = per_destination;
+    return route_min_max_utilisation(req, *f.fat_tree(), {volume, order, std::move(starts)});
+  }
+  /// The top the flow's path turns at.
+  [[nodiscard]] NodeIdx top(const Path& p) const { return f.link(p[1]).to; }
+};
+
+/// Two 3 GB flows to host 4 and two 2 GB flows to hosts 5 and 6 leave leaf A over two tops: split
+/// 3 + 2 | 3 + 2, each top carries 5; one port per destination keeps the 3s together, 6 | 4.
+/// The split routing, offered as a start, is dropped.
+TEST(VolumeRoutingEngine, PerDestinationKeepsADestinationsFlowsTogetherAndDropsStartsThatSplit) {
+  const TwoLeaves c("2;4,2;1,2", {{0, 4, 3}, {1, 4, 3}, {2, 5, 2}, {3, 6, 2}});
+  const VolumeRoutingResult free = c.route(false);
+  EXPECT_DOUBLE_EQ(free.final_max, 5.0);
+  ASSERT_FALSE(per_destination_consistent(c.f, c.flows, free.paths, nullptr));
+  const VolumeRoutingResult r = c.route(true, {free.paths});
+  EXPECT_EQ(r.dropped_starts, 1u);
+  EXPECT_EQ(r.chosen_start, -1);
+  EXPECT_DOUBLE_EQ(r.final_max, 6.0);
+  std::string why;
+  EXPECT_TRUE(per_destination_consistent(c.f, c.flows, r.paths, &why)) << why;
+  EXPECT_EQ(c.top(r.paths[0]), c.top(r.paths[1]));
+}
+
+/// Leaf A sends 3 GB to host 6 (2 + 1 from two hosts), 3 to host 7 and 2 each to hosts 8, 9 and
+/// 10, over two tops. Largest group first gives 3 + 2 + 2 | 3 + 2 = 7 | 5, and no group moves
+/// alone; moving a 3 after evicting a 2 from the other top gives 6 | 6. Where the 3 to host 6 is
+/// what moves, both its flows move: they never part.
+TEST(VolumeRoutingEngine, PerDestinationEjectionChainsMoveWholeDestinationGroups) {
+  const TwoLeaves c("2;6,2;1,2",
+                    {{0, 6, 2}, {1, 6, 1}, {2, 7, 3}, {3, 8, 2}, {4, 9, 2}, {5, 10, 2}});
+  const VolumeRoutingResult r = c.route(true);
+  EXPECT_DOUBLE_EQ(r.start_max, 7.0);
+  EXPECT_DOUBLE_EQ(r.final_max, 6.0);
+  EXPECT_GE(r.evictions, 1u);
+  std::string why;
+  EXPECT_TRUE(per_destination_consistent(c.f, c.flows, r.paths, &why)) << why;
+  EXPECT_EQ(c.top(r.paths[0]), c.top(r.paths[1]));
+  for (std::size_t i = 0; i < c.flows.size(); ++i)
+    EXPECT_EQ(validate_path(c.f, c.flows[i], r.paths[i]), "") << "flow " << i;
 }
 
 class VolumeCasesTest : public ::testing::TestWithParam<VolumeCase> {};
