@@ -391,12 +391,23 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   std::vector<Flow> to_route;
   to_route.reserve(free_flows.size());
   for (const std::size_t i : free_flows) to_route.push_back(p.flows[i]);
+  // Switches that take the job's entries into their LFT (install_backend), but not the excluded
+  // ones, nor any when the job takes no entries.
+  std::vector<bool> in_lft = lft_switch_mask(j);
+  if (no_entries) in_lft.assign(in_lft.size(), false);
+  for (const Guid g : excluded) {
+    if (const auto sw = f.find_guid(g)) in_lft[sw->value()] = false;
+  }
   std::vector<Path> routed;
   {
     LoadLifted lifted(*net_, id);
     try {
       RouteRequest req{f, to_route, &net_->load(), false, id.value()};
       req.deadline = deadline;
+      // An LFT holds one port per destination: ask for such routes where the algorithm can give
+      // them (the others' conflicting flows are left on default routes by the compiler).
+      req.per_destination = alg->honours_per_destination() &&
+                            std::find(in_lft.begin(), in_lft.end(), true) != in_lft.end();
       routed = alg->route(req);
     } catch (const DeadlineExceeded&) {
       throw;
@@ -426,16 +437,9 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   CompileOptions opt;
   opt.level = config_.flow_definition_level;
   opt.capacity = no_entries ? 0 : static_cast<std::uint32_t>(config_.table_capacity);
-  // Switches that take the job's entries into their LFT (install_backend), but not the excluded
-  // ones, nor any when the job takes no entries.
-  std::vector<bool> in_lft = lft_switch_mask(j);
-  if (no_entries) in_lft.assign(in_lft.size(), false);
   std::vector<std::uint32_t> used = usage(id);
   for (const Guid g : excluded) {
-    if (const auto sw = f.find_guid(g)) {
-      used[sw->value()] = opt.capacity;
-      in_lft[sw->value()] = false;
-    }
+    if (const auto sw = f.find_guid(g)) used[sw->value()] = opt.capacity;
   }
   // No flow entry where no agent answers: the flows stay on the LFT's routes there, unless the
   // LFT itself takes the job's entries.

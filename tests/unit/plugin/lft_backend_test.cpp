@@ -86,6 +86,18 @@ TEST(LftBackend, AgentlessSwitchesTakeTheJobsRoutesInTheirLftsAndJobEndRestoresT
   EXPECT_EQ(b.glue.lfts(), b.defaults);
 }
 
+/// Random4 sends to each destination from several sources: the routes must fit one port per
+/// destination on every LFT switch, so no flow is left on its default route for want of one.
+TEST(LftBackend, ManySourcesPerDestinationAreRoutedToFitTheLft) {
+  LftBed b;
+  Sandbox box("install_backend: lft\nalgorithms: {fat_tree: sdn-volume}\n");
+  Running run(b.glue, box, b.s);
+  const json r = ask(box.socket(), job_start(74, "random4"));
+  ASSERT_TRUE(r.value("ok", false)) << r.dump();
+  EXPECT_FALSE(r.at("off_path_counts").contains("no_entry")) << r.dump();
+  EXPECT_GT(r.at("backends").at("lft").at("entries").get<std::uint64_t>(), 0u) << r.dump();
+}
+
 TEST(LftBackend, ADryRunWritesNothingAndReportsTheBlocksTheStartThenWrites) {
   LftBed b;
   Sandbox box("install_backend: auto\n");
