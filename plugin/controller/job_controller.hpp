@@ -232,6 +232,8 @@ class JobController {
   Deadline deadline_from(std::chrono::steady_clock::time_point start) const;
 
   // The LFT backend (job_lft.cpp).
+  /// How long an LFT write or read may wait for the switches.
+  std::chrono::milliseconds lft_timeout() const;
   /// The backend the job asked for, or the configuration's.
   InstallBackend backend_of(const Job& j) const;
   /// Why no LFT entry can be written on this fabric now (empty when they can).

@@ -27,6 +27,12 @@ std::string block_text(const LftBlock& b) {
 
 }  // namespace
 
+std::chrono::milliseconds JobController::lft_timeout() const {
+  // OpenSM resends an unanswered SMP itself; twice the MAD settings' whole budget, at least 1 s.
+  return std::chrono::milliseconds(std::max<std::uint64_t>(
+      1000, std::uint64_t{config_.mad.timeout_ms} * (std::uint64_t{config_.mad.retries} + 1) * 2));
+}
+
 InstallBackend JobController::backend_of(const Job& j) const {
   return j.request.backend ? *j.request.backend : config_.install_backend;
 }
@@ -183,8 +189,7 @@ JobController::Installed JobController::install(JobId id, Placement from, Placem
   // The routing engine keeps the new entries from now on: a sweep in between writes them too.
   lft_->keep(after);
   if (blocks.empty()) return out;
-  const auto timeout = std::chrono::milliseconds(std::max<std::uint64_t>(
-      1000, std::uint64_t{config_.mad.timeout_ms} * (std::uint64_t{config_.mad.retries} + 1) * 2));
+  const auto timeout = lft_timeout();
   const LftWriteResult res = lft_->write(blocks, timeout);
   out.lft_blocks = res.blocks;
   counters_["lft_blocks_written"] += res.blocks;
@@ -203,8 +208,7 @@ void JobController::audit_lft_blocks(AuditOutcome& out, bool repair) {
   }
   if (want.empty()) return;
   std::vector<LftBlock> have = want;
-  const auto timeout = std::chrono::milliseconds(std::max<std::uint64_t>(
-      1000, std::uint64_t{config_.mad.timeout_ms} * (std::uint64_t{config_.mad.retries} + 1) * 2));
+  const auto timeout = lft_timeout();
   const std::vector<bool> answered = lft_->read(have, timeout);
   std::set<Guid> checked;
   std::vector<LftBlock> repairs;
@@ -314,12 +318,6 @@ nlohmann::json JobController::dry_run(JobId id, const Job& j, const Deadline& de
     }
     return json{{"max_link_load", flows}, {"max_link_ms", seconds * 1e3}};
   };
-  p.ready.backend = std::string(to_string(InstallBackend::kDryRun));
-  for (const auto& [g, e] : p.entries) {
-    const bool lft = p.lft_switches.contains(g);
-    ++(lft ? p.ready.lft_switches : p.ready.table_switches);
-    (lft ? p.ready.lft_entries : p.ready.table_entries) += e.size();
-  }
   p.ready.lft_blocks = blocks.size();
   const json planned = busiest(p.effective);
   p.ready.max_link_load = planned.at("max_link_load").get<double>();

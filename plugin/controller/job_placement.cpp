@@ -465,8 +465,12 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     throw NoticeFailure(ErrorCode::kUnroutable,
                         std::string("compiling the job's entries: ") + e.what());
   }
+  p.ready.backend = std::string(to_string(backend_of(j)));
   for (auto& [sw, entries] : compiled.tables) {
-    if (in_lft[sw.value()]) p.lft_switches.insert(f.node(sw).guid);
+    const bool lft = in_lft[sw.value()];
+    if (lft) p.lft_switches.insert(f.node(sw).guid);
+    ++(lft ? p.ready.lft_switches : p.ready.table_switches);
+    (lft ? p.ready.lft_entries : p.ready.table_entries) += entries.size();
     p.entries[f.node(sw).guid] = std::move(entries);
   }
   std::size_t not_installed = 0;
@@ -613,14 +617,6 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
   p.ready.max_link_load = busiest;
   p.ready.max_link_ms = busiest_seconds * 1e3;
   p.ready.install_ms = install_ms;
-  p.ready.backend = std::string(to_string(backend_of(j)));
-  p.ready.table_switches = p.ready.table_entries = 0;
-  p.ready.lft_switches = p.ready.lft_entries = 0;
-  for (const auto& [g, e] : p.entries) {
-    const bool lft = p.lft_switches.contains(g);
-    ++(lft ? p.ready.lft_switches : p.ready.table_switches);
-    (lft ? p.ready.lft_entries : p.ready.table_entries) += e.size();
-  }
   p.ready.lft_blocks = lft_blocks;
   p.ready.degraded = p.ready.degraded || !excluded.empty();
   for (std::string& w : excluded_why) p.ready.warnings.push_back(std::move(w));
