@@ -1,6 +1,8 @@
 /* The OpenSM event plugin: the symbol opensm looks up in libosmsdn.so, and its three callbacks.
  * Loaded by opensm.conf's `event_plugin_name osmsdn` (opensm dlopen()s "lib<name>.so", so the
  * directory of libosmsdn.so must be on the loader's search path, e.g. LD_LIBRARY_PATH). */
+#include "glue.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,8 +10,6 @@
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_log.h>
 #include <opensm/osm_version.h>
-
-#include "glue.h"
 
 _Static_assert(IB_SMINFO_STATE_NOTACTIVE == OSMSDN_SM_NOTACTIVE, "SM state values");
 _Static_assert(IB_SMINFO_STATE_DISCOVERING == OSMSDN_SM_DISCOVERING, "SM state values");

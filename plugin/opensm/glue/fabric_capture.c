@@ -1,5 +1,7 @@
 /* OpenSM's subnet objects -> the plain structs of osmsdn_abi.h. Reads only; the caller holds
  * osm->lock. */
+#include "glue.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,8 +11,6 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_subnet.h>
 #include <opensm/osm_switch.h>
-
-#include "glue.h"
 
 static void capture_port(const osm_node_t* node, uint8_t num, struct osmsdn_port* out) {
   memset(out, 0, sizeof(*out));

@@ -3,6 +3,15 @@
 #ifndef OSMSDN_GLUE_H
 #define OSMSDN_GLUE_H
 
+/* OpenSM's structures change with its build options (osm_opensm_t has a perfmgr member only
+ * under ENABLE_OSM_PERF_MGR), which osm_config.h defines and osm_opensm.h does not include. A
+ * file that reads osm_opensm.h first sees a shorter struct: its &osm->lock is another field, and
+ * locking that hangs. So every glue file includes this header before any of OpenSM's. */
+#if defined(_OSM_OPENSM_H_) || defined(_OSM_SUBNET_H_) || defined(_OSM_MADW_H_) || \
+    defined(_OSM_SWITCH_H_) || defined(_OSM_SM_H_) || defined(_OSM_NODE_H_)
+#error "include glue.h before OpenSM's headers: their layout depends on osm_config.h"
+#endif
+
 #include <pthread.h>
 #include <stdint.h>
 

@@ -11,6 +11,8 @@
  *
  * The waits poll lft under the shared lock every millisecond; they never wait on OpenSM's
  * statistics condition, whose single signal its state manager needs. */
+#include "glue.h"
+
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -20,8 +22,6 @@
 #include <opensm/osm_sm.h>
 #include <opensm/osm_switch.h>
 #include <opensm/osm_ucast_mgr.h>
-
-#include "glue.h"
 
 _Static_assert(OSMSDN_LFT_BLOCK_SIZE == IB_SMP_DATA_SIZE, "an LFT block is one SMP's data");
 

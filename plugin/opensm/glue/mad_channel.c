@@ -5,6 +5,8 @@
  * receiver thread (and the error callback also inside osm_vendor_send when a send fails at once),
  * always under the vendor's callback mutex. They only copy 256 bytes into the controller's
  * queue, so they never hold up OpenSM's MAD processing. */
+#include "glue.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -12,8 +14,6 @@
 #include <opensm/osm_log.h>
 #include <opensm/osm_mad_pool.h>
 #include <opensm/osm_madw.h>
-
-#include "glue.h"
 
 /* How many bind failures are logged; the bind is retried at every SUBNET UP regardless. */
 #define GLUE_BIND_FAILURES_LOGGED 3u

@@ -1,8 +1,8 @@
 /* The "sdn" routing engine: OpenSM asks it for unicast LFTs; the controller computes them. */
+#include "glue.h"
+
 #include <opensm/osm_log.h>
 #include <opensm/osm_switch.h>
-
-#include "glue.h"
 
 static const char kEngineName[] = "sdn";
 
