@@ -263,7 +263,9 @@ std::string format_route(const json& response) {
   for (const Fields& h : hops) {
     const std::string by = h.str("by");
     std::string how;
-    if (by == "flow") {
+    if (by == "flow" && h.has("backend") && h.str("backend") == "lft") {
+      how = "lft-entry (cookie=" + hex(h.uint("cookie")) + ")";
+    } else if (by == "flow") {
       how = "flow-entry (cookie=" + hex(h.uint("cookie")) + ")";
     } else if (by == "lft") {
       how = "lft";

@@ -121,9 +121,7 @@ struct Config {
   /// `sdn`, fat-trees only) on the others; `flow_table` only the former, `lft` only the latter;
   /// `dry_run` answers what `auto` would change and writes nothing (docs/routing.md, "Install
   /// backends").
-  /// The default stays flow_table until the LFT write is proven against a real opensm (see
-  /// docs/routing.md, "Install backends").
-  InstallBackend install_backend = InstallBackend::kFlowTable;
+  InstallBackend install_backend = InstallBackend::kAuto;
   AlgorithmChoice algorithms;
   MadSettings mad;
   Limits limits;

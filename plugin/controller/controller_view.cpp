@@ -105,6 +105,18 @@ json links_answer(const ControllerView& v, const LinksQuery& q) {
   return r;
 }
 
+// Whether the job whose entries carry `cookie` holds them in the LFT of switch `sw`.
+bool held_in_lft(const ControllerView& v, Guid sw, std::uint64_t cookie) {
+  for (const auto& [id, j] : v.jobs) {
+    const auto it = j->entries.find(sw);
+    if (it == j->entries.end() || !j->lft_switches.contains(sw)) continue;
+    for (const FlowEntry& e : it->second) {
+      if (e.cookie == cookie) return true;
+    }
+  }
+  return false;
+}
+
 json route_answer(const ControllerView& v, const RouteQuery& q) {
   const FabricSnapshot& fs = fabric_of(v);
   const Fabric& f = fs.subnet.fabric;
@@ -132,6 +144,7 @@ json route_answer(const ControllerView& v, const RouteQuery& q) {
     if (const FlowEntry* e = winning_entry(*tables, link.from, h)) {
       hop.by_flow_entry = true;
       hop.cookie = e->cookie;
+      hop.in_lft = held_in_lft(v, hop.guid, e->cookie);
     }
     hops.push_back(std::move(hop));
   }

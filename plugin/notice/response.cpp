@@ -131,7 +131,10 @@ json route_response(std::string_view src, std::string_view dst, std::span<const 
                 {"guid", guid_text(h.guid)},
                 {"out_port", h.out_port.value()},
                 {"by", h.by_flow_entry ? "flow" : "lft"}};
-    if (h.by_flow_entry) hop["cookie"] = h.cookie;
+    if (h.by_flow_entry) {
+      hop["cookie"] = h.cookie;
+      hop["backend"] = h.in_lft ? "lft" : "flow_table";
+    }
     list.push_back(std::move(hop));
   }
   json j = ok_response();

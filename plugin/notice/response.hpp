@@ -110,6 +110,7 @@ struct RouteHop {
   PortNum out_port;
   bool by_flow_entry = false;  // false: the LFT's default route
   std::uint64_t cookie = 0;    // the job owning the entry, when by_flow_entry
+  bool in_lft = false;         // the job's entry is in the switch's LFT, not its flow table
 };
 nlohmann::json route_response(std::string_view src, std::string_view dst,
                               std::span<const RouteHop> hops);

@@ -474,17 +474,19 @@ TEST(IbsdnctlFormat, Links_TableInTheControllersOrder) {
             "node01     1  ->  l1s003     2      3    0.25\n");
 }
 
-TEST(IbsdnctlFormat, Route_MarksFlowEntryAndLftHops) {
+TEST(IbsdnctlFormat, Route_MarksFlowEntryJobLftEntryAndDefaultLftHops) {
   const std::vector<RouteHop> hops = {
       {"node01", Guid(0x0002c90300000a01), PortNum(1), false, 0},
       {"l1s003", Guid(0x0002c90300000003), PortNum(7), true, 0x1092},
       {"l2s001", Guid(0x0002c90300000011), PortNum(3), false, 0},
+      {"l1s004", Guid(0x0002c90300000004), PortNum(2), true, 0x1092, true},
   };
   EXPECT_EQ(format_route(route_response("node01", "node02", hops)),
-            "node01 -> node02: 3 hops\n"
+            "node01 -> node02: 4 hops\n"
             "  1  node01  guid=0x0002c90300000a01  out_port=1  lft\n"
             "  2  l1s003  guid=0x0002c90300000003  out_port=7  flow-entry (cookie=0x1092)\n"
-            "  3  l2s001  guid=0x0002c90300000011  out_port=3  lft\n");
+            "  3  l2s001  guid=0x0002c90300000011  out_port=3  lft\n"
+            "  4  l1s004  guid=0x0002c90300000004  out_port=2  lft-entry (cookie=0x1092)\n");
 }
 
 TEST(IbsdnctlFormat, Audit_ConsistentOrFindingsTable) {

@@ -53,7 +53,7 @@ struct LftBed {
 
 TEST(LftBackend, AgentlessSwitchesTakeTheJobsRoutesInTheirLftsAndJobEndRestoresThemExactly) {
   LftBed b;
-  Sandbox box("install_backend: auto\n");
+  Sandbox box;
   Running run(b.glue, box, b.s);
   const json r = ask(box.socket(), job_start(70, "random-perm"));
   ASSERT_TRUE(r.value("ok", false)) << r.dump();
@@ -100,7 +100,7 @@ TEST(LftBackend, ManySourcesPerDestinationAreRoutedToFitTheLft) {
 
 TEST(LftBackend, ADryRunWritesNothingAndReportsTheBlocksTheStartThenWrites) {
   LftBed b;
-  Sandbox box("install_backend: auto\n");
+  Sandbox box;
   Running run(b.glue, box, b.s);
   json dry = job_start(71, "random-perm");
   dry["backend"] = "dry_run";
@@ -135,7 +135,7 @@ TEST(LftBackend, ADryRunWritesNothingAndReportsTheBlocksTheStartThenWrites) {
 
 TEST(LftBackend, TheEntriesComeBackFromTheStoreWhenARestartedOpenSmWroteTheDefaults) {
   LftBed b;
-  Sandbox box("install_backend: auto\n");
+  Sandbox box;
   std::map<std::uint64_t, std::vector<std::uint8_t>> installed;
   {
     Running run(b.glue, box, b.s);

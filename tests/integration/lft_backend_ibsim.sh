@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# The LFT backend on a fabric of stock switches: an ibsim XGFT with opensm (routing engine sdn,
+# the plugin, install_backend left at its default `auto`) and no ibsdn-switch-agent anywhere. Every
+# check reads the switches' own tables from an HCA (ibroute, ibtracert: SubnGet, not through the
+# controller):
+#  1. a dry run of a job whose DmodK routes collide changes no switch's ibroute dump;
+#  2. the job start writes exactly the LFT entries the dry run reported (switch, LID, port), and
+#     the ibroute dumps differ from before in nothing else;
+#  3. ibtracert of every pair of the job equals `ibsdnctl route`, and the max link load counted
+#     on the ibtracert paths equals the ready answer's (and the bound: the job is a permutation);
+#  4. a second job on disjoint nodes adds its own entries and leaves the first job's;
+#  5. a heavy sweep (SIGHUP: opensm recomputes every LFT) keeps the dumps as they were;
+#  6. kill -9 of opensm and a restart: the routes come back from the controller's store;
+#  7. the first job's end restores its entries only; the second's end leaves every switch's
+#     ibroute dump byte-identical to before the jobs.
+# Usage: lft_backend_ibsim.sh BUILD_DIR [XGFT]   (default XGFT "2;4,4;1,4"; exit 77: a required
+# tool is missing)
+set -euo pipefail
+
+build=${1:?usage: lft_backend_ibsim.sh BUILD_DIR [XGFT]}
+xgft=${2:-2;4,4;1,4}
+# shellcheck source-path=SCRIPTDIR source=ibsim_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ibsim_lib.sh"
+
+ibsim_lib_init "lft-backend-ibsim-${xgft//[;,]/-}" python3 ibroute ibtracert ibaddr ibswitches
+ibsdn_programs "$build"
+
+"$sim" topo --xgft "$xgft" --netlist "$WORK/fabric.net" >/dev/null
+mapfile -t switches < <(netlist_switches "$WORK/fabric.net")
+mapfile -t hosts < <(sed -n 's/^Hca\t[0-9]*\t"\([^"]*\)".*/\1/p' "$WORK/fabric.net")
+((${#hosts[@]} >= 8)) || fail "expected at least 8 hosts in the netlist, found ${#hosts[@]}"
+# Two disjoint jobs that each span every leaf, two hosts out of four on each (with half the
+# fabric each, a job on the first leaves alone could never collide under DmodK: its destinations
+# behind one leaf would all differ modulo the up-port count).
+job_a_hosts=() job_b_hosts=()
+for i in "${!hosts[@]}"; do
+  if (((i / 2) % 2 == 0)); then job_a_hosts+=("${hosts[i]}"); else job_b_hosts+=("${hosts[i]}"); fi
+done
+csv() { local IFS=,; echo "$*"; }
+
+cat >"$WORK/ibsdn.yaml" <<CONF
+notice_socket: $WORK/notice.sock
+state_dir: $WORK/state
+switch_key: 0x5eed
+mad: {timeout_ms: 100, retries: 1}
+job_start_timeout_ms: 10000
+audit_interval_ms: 0
+CONF
+chmod 600 "$WORK/ibsdn.yaml"
+
+ibsim_start "$WORK/fabric.net"
+osm_dir=$WORK/osm
+opensm_conf "$osm_dir" "event_plugin_name osmsdn" "event_plugin_options config=$WORK/ibsdn.yaml"
+mark=$(file_size "$osm_dir/opensm.log")
+opensm_start opensm "$osm_dir" -R sdn,no_fallback
+opensm_wait_audit "$osm_dir" 60 "$mark"
+"$ctl" ping >/dev/null || fail "ibsdnctl ping"
+pass "opensm with the plugin up on XGFT($xgft): ${#switches[@]} switches, ${#hosts[@]} hosts, no switch agent"
+
+# Switch and host LIDs, as the fabric reports them (ibswitches; ibaddr on each host).
+declare -A switch_lid host_lid
+while read -r guid name lid; do
+  switch_lid[$name]=$lid
+done < <(sim_run "${hosts[0]}" ibswitches 2>/dev/null |
+  sed -n 's/^Switch\t: \(0x[0-9a-f]*\) ports [0-9]* "\([^"]*\)".* lid \([0-9]*\) .*/\1 \2 \3/p')
+((${#switch_lid[@]} == ${#switches[@]})) || fail "ibswitches named ${#switch_lid[@]} of ${#switches[@]} switches"
+for h in "${hosts[@]}"; do
+  lid=$(sim_run "$h" ibaddr 2>/dev/null | sed -n 's/.*LID start \(0x[0-9a-f]*\).*/\1/p')
+  [[ -n $lid ]] || fail "ibaddr on $h printed no LID"
+  host_lid[$h]=$((lid))
+done
+top=$(( ${#switches[@]} + ${#hosts[@]} ))
+((top % 64 != 0)) || skip "XGFT($xgft) has $top LIDs: ibroute cannot show LID $top (see dump_all)"
+
+# Every switch's LFT as ibroute prints it (LID-routed SubnGet from the first host; -n: without
+# resolving each LID's node, 3 SMPs a LID), one file each. ibroute (infiniband-diags 44) never
+# reads the block that holds LinearFDBTop when the top is a multiple of 64 (its last block is
+# ALIGN(top, 64) / 64, exclusive), so a fabric whose top LID is 64, 128, ... would hide that LID's
+# entries from this proof: the fabrics used here have other tops (checked below).
+dump_all() {  # DIR
+  mkdir -p "$1"
+  local name
+  for name in "${!switch_lid[@]}"; do
+    sim_run "${hosts[0]}" ibroute -n "${switch_lid[$name]}" >"$1/$name" 2>/dev/null ||
+      fail "ibroute $name (LID ${switch_lid[$name]})"
+  done
+}
+same_dumps() {  # DIR DIR WHAT
+  diff -r "$1" "$2" >"$WORK/diff.txt" || fail "$3: $(head -6 "$WORK/diff.txt")"
+}
+
+# A seeded random permutation of a job's ranks (one per host) as a traffic matrix, 1 MiB a pair.
+matrix() {  # FILE SEED RANKS
+  python3 - "$@" <<'PY'
+import random, sys
+path, seed, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+while True:
+    p = list(range(n)); random.Random(seed).shuffle(p)
+    if all(i != j for i, j in enumerate(p)): break
+    seed += 1000
+with open(path, "w") as f:
+    for i, j in enumerate(p): f.write(f"{i} {j} 1048576\n")
+PY
+}
+
+# A matrix for JOB on HOSTS whose DmodK routes collide (the dry run's LFT-alone load is above the
+# bound): tries seeds until one does. Leaves the matrix in $WORK/JOB.tm, the dry answer in
+# $WORK/JOB.dry.json.
+colliding_matrix() {  # JOB HOSTS_CSV RANKS
+  local seed
+  for seed in $(seq 1 40); do
+    matrix "$WORK/$1.tm" "$seed" "$3"
+    "$ctl" --json job start --job "$1" --user root --nodes "$2" --matrix "$WORK/$1.tm" \
+      --backend dry_run >"$WORK/$1.dry.json" || fail "dry run of job $1: $(cat "$WORK/$1.dry.json")"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["dry_run"]; sys.exit(0 if d["lft_only"]["max_link_load"] > d["bound"]["max_link_load"] else 1)' "$WORK/$1.dry.json" &&
+      return 0
+  done
+  fail "no permutation in 40 seeds on which DmodK collides for job $1"
+}
+
+# The LFT entries the dumps of DIR differ in from $WORK/before, against an intent: a dry run's
+# lft_blocks, or `ibsdnctl --json flows` answers. Fails unless they are equal.
+check_changes() {  # DIR INTENT_KIND FILE...
+  python3 - "$WORK/before" "$@" <<'PY' || fail "the switches' LFTs are not the controller's intent ($2)"
+import json, os, re, sys
+before, now, kind, files = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+def table(path):
+    out = {}
+    for line in open(path):
+        m = re.match(r"\s*0x([0-9a-f]+)\s+(\d+)\s", line)
+        if m: out[int(m.group(1), 16)] = int(m.group(2))
+    return out
+intent = {}
+for f in files:
+    d = json.load(open(f))
+    if kind == "dry":
+        for b in d["dry_run"]["lft_blocks"]:
+            for c in b["changes"]: intent[(b["switch"], c["lid"])] = c["port"]
+    else:
+        for sw in d["switches"]:
+            for e in sw["entries"]:
+                assert e["backend"] == "lft", e
+                m = e["match"]["dlid"]
+                intent[(sw["name"], m if isinstance(m, int) else m["value"])] = e["actions"]["output"]
+changed = {}
+for name in os.listdir(before):
+    b, n = table(os.path.join(before, name)), table(os.path.join(now, name))
+    for lid in set(b) | set(n):
+        if b.get(lid) != n.get(lid): changed[(name, lid)] = n.get(lid)
+extra = {k: v for k, v in changed.items() if intent.get(k) != v}
+missing = {k: v for k, v in intent.items() if changed.get(k) != v}
+# An intended entry may equal the default port (a flows answer lists every entry of the job);
+# it is then on the switch without a change.
+for k in list(missing):
+    if table(os.path.join(now, k[0])).get(k[1]) == intent[k]: del missing[k]
+assert not extra and not missing, {"changed, not intended": extra, "intended, not on the switch": missing}
+print(len(changed), "entries changed in", len({(k[0], k[1] // 64) for k in changed}), "blocks")
+PY
+}
+
+dump_all "$WORK/before"
+
+# --- 1. dry run ---------------------------------------------------------------------------------
+ranks_a=${#job_a_hosts[@]}
+colliding_matrix 50 "$(csv "${job_a_hosts[@]}")" "$ranks_a"
+dump_all "$WORK/after-dry"
+same_dumps "$WORK/before" "$WORK/after-dry" "the dry run changed a switch's LFT"
+pass "dry run of job 50: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["dry_run"]; print(d["lft_blocks_total"], "blocks would change; L_D", d["planned"]["max_link_load"], "against", d["lft_only"]["max_link_load"], "on the LFT alone")' "$WORK/50.dry.json"); every ibroute dump unchanged"
+
+# --- 2. the start writes what the dry run reported ----------------------------------------------
+"$ctl" --json job start --job 50 --user root --nodes "$(csv "${job_a_hosts[@]}")" \
+  --matrix "$WORK/50.tm" >"$WORK/50.ready.json" || fail "job start 50: $(cat "$WORK/50.ready.json")"
+python3 - "$WORK/50.ready.json" "$WORK/50.dry.json" <<'PY' || fail "job 50's ready answer: $(cat "$WORK/50.ready.json")"
+import json, sys
+r, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert r["backend"] == "auto" and r["backends"]["flow_table"]["entries"] == 0, r["backends"]
+assert r["backends"]["lft"]["blocks"] == d["dry_run"]["lft_blocks_total"], (r["backends"], d["dry_run"]["lft_blocks_total"])
+assert r["max_link_load"] == d["dry_run"]["planned"]["max_link_load"] == r["bound"], r
+PY
+dump_all "$WORK/during-a"
+changes=$(check_changes "$WORK/during-a" dry "$WORK/50.dry.json")
+"$ctl" --json flows --job 50 >"$WORK/50.flows.json"
+check_changes "$WORK/during-a" flows "$WORK/50.flows.json" >/dev/null
+pass "job 50: $changes; exactly the dry run's entries and the controller's intent"
+
+# --- 3. ibtracert equals ibsdnctl route; the load on the traced paths is the answer's ----------
+# Prints "SRC DST NODE:PORT NODE:PORT ..." per pair of a job's matrix, from ibtracert or route.
+trace_pairs() {  # SOURCE(ibtracert|route) JOB_HOSTS_CSV MATRIX
+  local src_of=$1 line s d out
+  IFS=, read -r -a jh <<<"$2"
+  while read -r s d _; do
+    if [[ $src_of == ibtracert ]]; then
+      out=$(sim_run "${jh[s]}" ibtracert "${host_lid[${jh[s]}]}" "${host_lid[${jh[d]}]}" 2>&1) ||
+        fail "ibtracert ${jh[s]} -> ${jh[d]}: $out"
+      # "From ca {..} portnum 1 lid ... "n0001 HCA-1"", then "[out] -> ... "next"" lines.
+      line=$(python3 -c '
+import re, sys
+text = sys.stdin.read().splitlines()
+names = [re.search(r"\"([^\" ]+)", l).group(1) for l in text if "\"" in l]
+ports = [re.match(r"\[(\d+)\]", l).group(1) for l in text if re.match(r"\[\d+\]", l)]
+print(" ".join(f"{n}:{p}" for n, p in zip(names, ports)))' <<<"$out")
+    else
+      line=$("$ctl" --json route "${jh[s]}" "${jh[d]}" | python3 -c '
+import json, sys
+print(" ".join("%s:%d" % (h["node"], h["out_port"]) for h in json.load(sys.stdin)["hops"]))')
+    fi
+    echo "${jh[s]} ${jh[d]} $line"
+  done <"$3"
+}
+trace_pairs ibtracert "$(csv "${job_a_hosts[@]}")" "$WORK/50.tm" >"$WORK/50.ibtracert"
+trace_pairs route "$(csv "${job_a_hosts[@]}")" "$WORK/50.tm" >"$WORK/50.route"
+diff "$WORK/50.ibtracert" "$WORK/50.route" >"$WORK/diff.txt" ||
+  fail "ibtracert and ibsdnctl route differ: $(head -4 "$WORK/diff.txt")"
+load=$(python3 - "$WORK/50.ibtracert" "$WORK/50.ready.json" <<'PY'
+import collections, json, sys
+load = collections.Counter()
+for line in open(sys.argv[1]):
+    for hop in line.split()[2:]: load[hop] += 1
+r = json.load(open(sys.argv[2]))
+assert max(load.values()) == r["max_link_load"], (max(load.values()), r["max_link_load"])
+print(max(load.values()))
+PY
+) || fail "the load on the ibtracert paths is not the ready answer's"
+while read -r s d _; do "$ctl" route "${job_a_hosts[s]}" "${job_a_hosts[d]}"; done <"$WORK/50.tm" \
+  >"$WORK/50.route.txt"
+grep -q "lft-entry" "$WORK/50.route.txt" || fail "ibsdnctl route names no hop of job 50 an lft-entry"
+pass "job 50: ibtracert of its $(wc -l <"$WORK/50.tm") pairs equals ibsdnctl route hop by hop; L_D on the traced paths $load = the ready answer's = the bound"
+
+# --- 4. a second job on disjoint nodes ---------------------------------------------------------
+colliding_matrix 51 "$(csv "${job_b_hosts[@]}")" "${#job_b_hosts[@]}"
+"$ctl" --json job start --job 51 --user root --nodes "$(csv "${job_b_hosts[@]}")" \
+  --matrix "$WORK/51.tm" >"$WORK/51.ready.json" || fail "job start 51: $(cat "$WORK/51.ready.json")"
+dump_all "$WORK/during"
+"$ctl" --json flows >"$WORK/all.flows.json"
+changes=$(check_changes "$WORK/during" flows "$WORK/all.flows.json")
+"$ctl" --json flows --job 51 >"$WORK/51.flows.json"
+trace_pairs ibtracert "$(csv "${job_b_hosts[@]}")" "$WORK/51.tm" >"$WORK/51.ibtracert"
+trace_pairs route "$(csv "${job_b_hosts[@]}")" "$WORK/51.tm" >"$WORK/51.route"
+diff -q "$WORK/51.ibtracert" "$WORK/51.route" >/dev/null || fail "job 51: ibtracert and ibsdnctl route differ"
+trace_pairs ibtracert "$(csv "${job_a_hosts[@]}")" "$WORK/50.tm" >"$WORK/50.ibtracert.2"
+diff -q "$WORK/50.ibtracert" "$WORK/50.ibtracert.2" >/dev/null || fail "job 51 moved job 50's paths"
+pass "jobs 50 and 51 on disjoint nodes: $changes, both jobs' intent; job 50's paths unchanged"
+
+# --- 5. a heavy sweep keeps them -----------------------------------------------------------------
+mark=$(file_size "$osm_dir/opensm.log")
+proc_signal opensm HUP
+opensm_wait_audit "$osm_dir" 60 "$mark"
+dump_all "$WORK/after-sweep"
+same_dumps "$WORK/during" "$WORK/after-sweep" "a heavy sweep changed the jobs' LFT entries"
+pass "heavy sweep (SIGHUP): every ibroute dump as during the jobs"
+
+# --- 6. kill -9 and restart: the entries come back from the store --------------------------------
+proc_stop opensm KILL
+mark=$(file_size "$osm_dir/opensm.log")
+opensm_start opensm "$osm_dir" -R sdn,no_fallback
+opensm_wait_audit "$osm_dir" 60 "$mark"
+dump_all "$WORK/after-restart"
+same_dumps "$WORK/during" "$WORK/after-restart" "after kill -9 and a restart the LFTs are not the jobs'"
+"$ctl" --json jobs | python3 -c 'import json,sys; ids=sorted(j["job"] for j in json.load(sys.stdin)["jobs"]); sys.exit(0 if ids==[50,51] else 1)' ||
+  fail "after the restart the controller does not list jobs 50 and 51: $("$ctl" jobs)"
+pass "kill -9 of opensm, restart: jobs 50 and 51 back from the store, every ibroute dump as before the kill"
+
+# --- 7. job ends restore -----------------------------------------------------------------------------
+"$ctl" job end --job 50 >/dev/null || fail "job end 50"
+dump_all "$WORK/after-a"
+check_changes "$WORK/after-a" flows "$WORK/51.flows.json" >/dev/null
+"$ctl" job end --job 51 >/dev/null || fail "job end 51"
+dump_all "$WORK/after"
+same_dumps "$WORK/before" "$WORK/after" "the job ends did not restore the LFTs"
+pass "job 50's end left only job 51's entries; job 51's end: every switch's ibroute dump byte-identical to before the jobs"
