@@ -76,6 +76,7 @@ json JobController::flows_from_switches(const FlowsQuery& q) {
     }
     if (!sf.entries.empty() || q.switch_ref) out.push_back(std::move(sf));
   }
+  lft_entries_held(q, out, warnings);
   json r = flows_response(out, true);
   r["warnings"] = std::move(warnings);
   return r;

@@ -114,6 +114,9 @@ class JobController {
     kFlowLimit,  // beyond max_flows_per_job / max_flows_total: default route
     kNoEntry,    // no room in a table, another job's entry, or a failed switch
     kGuard,      // the load guard keeps the job on the default routes (job_guard.cpp)
+    /// Another job's LFT entry for this flow's destination decides a hop: an LFT has one port
+    /// per destination LID, so the flow follows that job's tree there (shared nodes, no LMC).
+    kSharedDestination,
   };
   struct Job {
     JobStartRequest request;  // phases and elephants grow with phase / hint notices
@@ -127,9 +130,10 @@ class JobController {
     std::uint64_t start_seq = 0;
     std::vector<NodeIdx> nodes;
     std::vector<Flow> flows;
-    std::vector<Path> effective;     // per flow, traced through the LFTs and all entries
-    std::vector<OffPath> off_path;   // per flow
-    std::vector<JobId> shared_with;  // per flow: the job whose path it follows (kShared)
+    std::vector<Path> effective;    // per flow, traced through the LFTs and all entries
+    std::vector<OffPath> off_path;  // per flow
+    /// Per flow: the job whose path it follows (kShared, kSharedDestination).
+    std::vector<JobId> shared_with;
     /// Signature of each effective path (node GUID, output port per hop): comparable across
     /// fabrics, to notice a change that moved the job's traffic.
     std::vector<std::vector<std::pair<std::uint64_t, std::uint8_t>>> signature;
@@ -296,6 +300,11 @@ class JobController {
   nlohmann::json dry_run(JobId id, const Job& j, const Deadline& deadline);
   /// Audits (and repairs) the LFT blocks that hold jobs' entries (job_lft.cpp).
   void audit_lft_blocks(AuditOutcome& out, bool repair);
+  /// For `flows --from-switch`: the jobs' LFT entries (those `q` selects) whose switch's LFT,
+  /// read now, holds their port, appended to `out` per switch; a block not read is a warning. An
+  /// LFT has no cookies: an entry counts as its job's when the port is the one it intends.
+  void lft_entries_held(const FlowsQuery& q, std::vector<SwitchFlows>& out,
+                        nlohmann::json& warnings);
 
   /// Publishes the current state for queries.
   void publish();

@@ -248,6 +248,70 @@ void JobController::audit_lft_blocks(AuditOutcome& out, bool repair) {
                               : ", " + std::to_string(res.failed.size()) + " switch(es) failed"));
 }
 
+void JobController::lft_entries_held(const FlowsQuery& q, std::vector<SwitchFlows>& out,
+                                     nlohmann::json& warnings) {
+  // The selected jobs' LFT entries per switch, and the blocks holding them.
+  std::map<Guid, std::vector<FlowEntry>> held;
+  std::set<BlockKey> keys;
+  for (const auto& [id, j] : jobs_) {
+    if (q.job && id != *q.job) continue;
+    for (const Guid g : j.lft_switches) {
+      const auto it = j.entries.find(g);
+      if (it == j.entries.end()) continue;
+      const auto sw = switches_.find(g);
+      if (q.switch_ref &&
+          !(sw && switch_matches(fabric_->subnet.fabric, sw->node, sw->lid, *q.switch_ref))) {
+        continue;
+      }
+      for (const FlowEntry& e : it->second) {
+        if (!e.match.dlid) continue;
+        held[g].push_back(e);
+        keys.emplace(g, block_of(e.match.dlid->value));
+      }
+    }
+  }
+  if (held.empty()) return;
+  if (lft_ == nullptr) {
+    warnings.push_back("the LFTs cannot be read: " + lft_unavailable());
+    return;
+  }
+  std::vector<LftBlock> blocks;
+  for (const auto& [g, b] : keys) blocks.push_back(LftBlock{g, b, {}});
+  const std::vector<bool> answered = lft_->read(blocks, lft_timeout());
+  std::map<BlockKey, const LftBlock*> read;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const auto sw = switches_.find(blocks[i].sw);
+    if (i < answered.size() && answered[i]) {
+      read.emplace(BlockKey(blocks[i].sw, blocks[i].block), &blocks[i]);
+    } else {
+      warnings.push_back((sw ? sw->name : guid_text(blocks[i].sw)) + ": LFT " +
+                         block_text(blocks[i]) + " not read");
+    }
+  }
+  for (auto& [g, entries] : held) {
+    const auto sw = switches_.find(g);
+    SwitchFlows sf{g, sw ? sw->lid : Lid(0), sw ? sw->name : guid_text(g), {}};
+    for (const FlowEntry& e : entries) {
+      const std::uint16_t lid = e.match.dlid->value;
+      const auto b = read.find(BlockKey(g, block_of(lid)));
+      if (b == read.end() || b->second->ports[lid % kLftBlockSize] != e.action.output.value()) {
+        continue;
+      }
+      sf.entries.push_back(e);
+      sf.in_lft.push_back(true);
+    }
+    const auto same =
+        std::find_if(out.begin(), out.end(), [&](const SwitchFlows& o) { return o.guid == g; });
+    if (same == out.end()) {
+      if (!sf.entries.empty()) out.push_back(std::move(sf));
+      continue;
+    }
+    same->in_lft.resize(same->entries.size(), false);
+    same->entries.insert(same->entries.end(), sf.entries.begin(), sf.entries.end());
+    same->in_lft.insert(same->in_lft.end(), sf.in_lft.begin(), sf.in_lft.end());
+  }
+}
+
 nlohmann::json JobController::dry_run(JobId id, const Job& j, const Deadline& deadline) {
   using nlohmann::json;
   const Fabric& f = fabric_->subnet.fabric;

@@ -98,13 +98,17 @@ json JobController::ready_answer(const Job& j) const {
       case OffPath::kGuard:
         why = "load_guard";
         break;
+      case OffPath::kSharedDestination:
+        why = "shared_destination";
+        break;
     }
     ++counts[why];
     if (list.size() >= kListed) continue;
     json e{{"src", f.node(j.flows[i].src).name},
            {"dst", f.node(j.flows[i].dst).name},
            {"reason", why}};
-    if (j.off_path[i] == OffPath::kShared && i < j.shared_with.size()) {
+    if ((j.off_path[i] == OffPath::kShared || j.off_path[i] == OffPath::kSharedDestination) &&
+        i < j.shared_with.size()) {
       e["job"] = j.shared_with[i].value();
     }
     list.push_back(std::move(e));
@@ -475,8 +479,29 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   }
   std::size_t not_installed = 0;
   std::size_t on_lft = 0;
+  std::size_t shared_destination = 0;
+  const auto lft_held = [&](JobId holder, Guid sw) {
+    const auto it = jobs_.find(holder);
+    return it != jobs_.end() && it->second.lft_switches.contains(sw);
+  };
   for (std::size_t i = 0; i < n; ++i) {
     deadline.check_every(i, "tracing the job's default routes");
+    // Another job's LFT entry (destination-wide) decides a hop of this flow: it follows that
+    // job's tree towards the shared destination.
+    if (p.off_path[i] == OffPath::kNone && compiled.effective[i] != chosen[i]) {
+      const PacketHeader h{lfts.lids.lid(p.flows[i].src), lfts.lids.lid(p.flows[i].dst)};
+      for (const LinkId l : compiled.effective[i]) {
+        const FlowEntry* e = winning_entry(foreign, f.link(l).from, h);
+        if (e == nullptr || e->match.slid ||
+            !lft_held(JobId(e->cookie), f.node(f.link(l).from).guid)) {
+          continue;
+        }
+        p.off_path[i] = OffPath::kSharedDestination;
+        p.shared_with[i] = JobId(e->cookie);
+        ++shared_destination;
+        break;
+      }
+    }
     if (compiled.on_default[i] && p.off_path[i] == OffPath::kNone) {
       p.off_path[i] = OffPath::kNoEntry;
       ++not_installed;
@@ -502,6 +527,12 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     p.ready.warnings.push_back(std::to_string(shared) +
                                " flow(s) share a host pair with an earlier job and follow its "
                                "path (off_path lists them)");
+  }
+  if (shared_destination > 0) {
+    p.ready.warnings.push_back(
+        std::to_string(shared_destination) +
+        " flow(s) go to nodes another job's routes hold in the LFTs (one port per destination "
+        "LID) and follow that job's tree there (off_path lists them)");
   }
   if (not_installed > 0 && incapable > 0) {
     p.ready.warnings.push_back(std::to_string(incapable) +

@@ -95,7 +95,7 @@ json flows_response(std::span<const SwitchFlows> switches, bool from_switch) {
       const FlowEntry& e = s.entries[i];
       json f = flow_to_json(e);
       f["text"] = format_flow(e);
-      if (!from_switch) f["backend"] = i < s.in_lft.size() && s.in_lft[i] ? "lft" : "flow_table";
+      f["backend"] = i < s.in_lft.size() && s.in_lft[i] ? "lft" : "flow_table";
       entries.push_back(std::move(f));
     }
     list.push_back({{"guid", guid_text(s.guid)},

@@ -17,6 +17,9 @@
 #                                  The netlist ($WORK/fabric.net), $WORK/ibsdn.yaml (socket,
 #                                  state_dir $WORK/state, key, MAD limits, then YAML_LINE...),
 #                                  ibsim, the 8 agents and the controller (controller_start).
+#                                  With IBSDN_SLURM_AGENTS=0, no agent: every switch is a stock
+#                                  one, and install_backend auto puts the jobs' routes into the
+#                                  LFTs through OpenSM.
 #                                  Writes the hook's configuration $WORK/hook.conf (the socket,
 #                                  StateDir, LogFile $WORK/hook.log, ConnectTimeoutMs 2000,
 #                                  TimeoutMs 5000; the hook reads it at every run, so a script
@@ -77,8 +80,10 @@ EOF
   } >"$WORK/ibsdn.yaml"
   chmod 600 "$WORK/ibsdn.yaml"
   ibsim_start "$WORK/fabric.net"
-  agents_start "$WORK/fabric.net" "$agent" --key "$key"
-  ((AGENTS_STARTED == 8)) || fail "expected 8 switches in the netlist, found $AGENTS_STARTED"
+  if [[ ${IBSDN_SLURM_AGENTS:-1} != 0 ]]; then
+    agents_start "$WORK/fabric.net" "$agent" --key "$key"
+    ((AGENTS_STARTED == 8)) || fail "expected 8 switches in the netlist, found $AGENTS_STARTED"
+  fi
   opensm_conf "$WORK/osm" "event_plugin_name osmsdn" "event_plugin_options config=$WORK/ibsdn.yaml"
   controller_start
   cat >"$WORK/hook.conf" <<EOF

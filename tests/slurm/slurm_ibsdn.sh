@@ -17,7 +17,11 @@
 #  5. an epilog that fails (the controller not found) leaves the job's entries on the switches;
 #     `ibsdn-slurm-hook reconcile` ends the job and they are gone;
 #  6. the controller stopped: a job starts at once (fail open); with Strict=yes it is requeued.
-# Usage: slurm_ibsdn.sh BUILD_DIR    (as root; exit 77: a required tool is missing)
+# With IBSDN_SLURM_AGENTS=0 the switches run no agent (stock switches): the same proof holds with
+# the jobs' routes in the switches' LFTs (install_backend auto; `ibsdnctl flows --from-switch`
+# then reads the LFT blocks through OpenSM).
+# Usage: [IBSDN_SLURM_AGENTS=0] slurm_ibsdn.sh BUILD_DIR    (as root; exit 77: a required tool
+# is missing)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,7 +38,7 @@ jobs=$WORK/jobs
 mkdir -m 777 "$jobs"
 # shellcheck disable=SC2119  # no options: the defaults
 ibsdn_slurm_cluster_start
-pass "opensm with the plugin, 8 agents, Slurm with 8 nodes, the hook and the SPANK plugin"
+pass "opensm with the plugin, $( [[ ${IBSDN_SLURM_AGENTS:-1} == 0 ]] && echo "no agent (LFT backend)" || echo "8 agents"), Slurm with 8 nodes, the hook and the SPANK plugin"
 
 submit() {  # sbatch ARG...: the job's output in $jobs/ID.out
   slurm_submit --chdir="$jobs" --output="$jobs/%j.out" "$@"

@@ -98,6 +98,87 @@ TEST(LftBackend, ManySourcesPerDestinationAreRoutedToFitTheLft) {
   EXPECT_GT(r.at("backends").at("lft").at("entries").get<std::uint64_t>(), 0u) << r.dump();
 }
 
+/// `flows --from-switch` reads the LFT blocks: an entry is listed while the switch's LFT holds its
+/// port, and no longer once the table was changed behind the controller's back.
+TEST(LftBackend, FlowsFromTheSwitchesListTheLftEntriesTheTablesHold) {
+  LftBed b;
+  Sandbox box;
+  Running run(b.glue, box, b.s);
+  ASSERT_TRUE(ask(box.socket(), job_start(75, "random-perm")).value("ok", false));
+  const json from_switch = {{"v", 1}, {"op", "flows"}, {"job", 75}, {"from_switch", true}};
+  const auto texts = [](const json& r) {
+    std::multiset<std::string> out;
+    for (const json& sw : r.at("switches")) {
+      for (const json& e : sw.at("entries")) {
+        EXPECT_EQ(e.at("backend"), "lft") << e.dump();
+        out.insert(sw.at("name").get<std::string>() + " " + e.at("text").get<std::string>());
+      }
+    }
+    return out;
+  };
+  const json intent = ask(box.socket(), {{"v", 1}, {"op", "flows"}, {"job", 75}});
+  const json held = ask(box.socket(), from_switch);
+  ASSERT_TRUE(held.value("ok", false)) << held.dump();
+  EXPECT_EQ(held.at("source"), "switch");
+  ASSERT_FALSE(texts(intent).empty());
+  EXPECT_EQ(texts(held), texts(intent));
+
+  // One entry's LID changed on its switch: that entry is no longer held there.
+  const json& sw = intent.at("switches").at(0);
+  const std::uint64_t g = std::stoull(sw.at("guid").get<std::string>(), nullptr, 16);
+  const FlowEntry e = flow_from_json(sw.at("entries").at(0));
+  auto table = b.glue.lfts().at(g);
+  table.at(e.match.dlid->value) = static_cast<std::uint8_t>(e.action.output.value() + 1);
+  b.glue.set_lft(g, table);
+  EXPECT_EQ(texts(ask(box.socket(), from_switch)).size(), texts(intent).size() - 1);
+  // A switch that does not answer: its blocks are named in a warning.
+  b.glue.silence_lft(g);
+  const json silent = ask(box.socket(), from_switch);
+  EXPECT_NE(silent.at("warnings").dump().find("not read"), std::string::npos) << silent.dump();
+}
+
+/// Two jobs sharing nodes without LMC: an LFT entry serves every source of its DLID, so the
+/// second job keeps the first one's trees towards the shared nodes, says which flows that
+/// affects, and never overwrites the first job's entries; the tables always hold one job's port
+/// per (switch, DLID), and ending both restores the defaults.
+TEST(LftBackend, ASecondJobOnSharedNodesKeepsTheFirstOwnersTreesAndSaysSo) {
+  LftBed b;
+  Sandbox box("install_backend: lft\n");
+  Running run(b.glue, box, b.s);
+  const json first = ask(box.socket(), job_start(76, "random-perm"));
+  ASSERT_TRUE(first.value("ok", false)) << first.dump();
+  ASSERT_GT(first.at("backends").at("lft").at("entries").get<std::uint64_t>(), 0u);
+  const auto after_first = b.glue.lfts();
+  const auto first_intent = lft_intent(box.socket());
+  // The same nodes (Slurm's OverSubscribe), every pair: each of the first job's LFT entries is on
+  // the way of some of the second job's flows to that destination.
+  const json second = ask(box.socket(), job_start(77, "all-to-all"));
+  ASSERT_TRUE(second.value("ok", false)) << second.dump();
+  // The first job's entries are still on the switches, each with its port.
+  const auto now = b.glue.lfts();
+  for (const auto& [g, entries] : first_intent) {
+    for (const auto& [lid, port] : entries) EXPECT_EQ(now.at(g).at(lid), port) << "LID " << lid;
+  }
+  // The listed flows do follow one of the first job's LFT entries (ibsdnctl route says so).
+  ASSERT_GT(second.at("off_path_counts").value("shared_destination", 0), 0) << second.dump();
+  EXPECT_NE(second.at("warnings").dump().find("follow that job's tree"), std::string::npos);
+  for (const json& o : second.at("off_path")) {
+    if (o.at("reason") != "shared_destination") continue;
+    EXPECT_EQ(o.at("job"), 76) << o.dump();
+    const json route =
+        ask(box.socket(), {{"v", 1}, {"op", "route"}, {"src", o.at("src")}, {"dst", o.at("dst")}});
+    bool by_first = false;
+    for (const json& h : route.at("hops")) {
+      by_first = by_first || (h.value("cookie", 0) == 76 && h.value("backend", "") == "lft");
+    }
+    EXPECT_TRUE(by_first) << o.dump() << " " << route.dump();
+  }
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 77}}).value("ok", false));
+  EXPECT_EQ(b.glue.lfts(), after_first);
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 76}}).value("ok", false));
+  EXPECT_EQ(b.glue.lfts(), b.defaults);
+}
+
 TEST(LftBackend, ADryRunWritesNothingAndReportsTheBlocksTheStartThenWrites) {
   LftBed b;
   Sandbox box;
