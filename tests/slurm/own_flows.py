@@ -3,8 +3,15 @@
 the switches hold exactly the entries the controller intends for it.
 
 Usage: own_flows.py IBSDNCTL JOB_ID    prints "job ID: N entries on the switches"; exit 1 if not.
+
+With IBSDN_OWN_FLOWS_IBROUTE set to a command that runs ibroute (e.g. "env LD_PRELOAD=... SIM_HOST=
+n0001 ibroute"), the job's LFT entries are also read with ibroute -n SWITCH_LID, independently of
+the controller, and each must hold its port.
 """
 import json
+import os
+import re
+import shlex
 import subprocess
 import sys
 
@@ -12,6 +19,30 @@ import sys
 def ask(ctl, *args):
     out = subprocess.run([ctl, "--json", *args], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
+
+
+def lft_entries_by_ibroute(command, switches):
+    """How many of the LFT entries in `switches` (a flows answer) ibroute shows with their port."""
+    seen = 0
+    for sw in switches:
+        want = {}
+        for e in sw["entries"]:
+            if e.get("backend") != "lft":
+                continue
+            dlid = e["match"]["dlid"]
+            want[dlid if isinstance(dlid, int) else dlid["value"]] = e["actions"]["output"]
+        if not want:
+            continue
+        out = subprocess.run([*shlex.split(command), "-n", str(sw["lid"])], check=True,
+                             capture_output=True, text=True).stdout
+        table = {int(m.group(1), 16): int(m.group(2))
+                 for m in re.finditer(r"^0x([0-9a-f]+) (\d+)", out, re.MULTILINE)}
+        for lid, port in want.items():
+            if table.get(lid) != port:
+                sys.exit(f"{sw['name']}: ibroute shows LID {lid} on port {table.get(lid)}, "
+                         f"the job's entry says {port}")
+            seen += 1
+    return seen
 
 
 def main():
@@ -27,7 +58,12 @@ def main():
     if intent != held:
         sys.exit(f"job {job}: the switches hold {len(held)} entries, "
                  f"the controller intends {len(intent)}")
-    print(f"job {job}: {len(held)} entries on the switches")
+    line = f"job {job}: {len(held)} entries on the switches"
+    command = os.environ.get("IBSDN_OWN_FLOWS_IBROUTE")
+    if command:
+        seen = lft_entries_by_ibroute(command, ask(ctl, "flows", "--job", str(job))["switches"])
+        line += f" ({seen} in LFTs, read by ibroute)"
+    print(line)
 
 
 if __name__ == "__main__":

@@ -55,8 +55,12 @@ expect_completed() {  # ID WHAT
 # The job script's first line: its job at the controller, the switches holding exactly the
 # entries the controller intends for it (tests/slurm/own_flows.py).
 check_own_flows="python3 $here/own_flows.py $ctl \$SLURM_JOB_ID"
+if [[ ${IBSDN_SLURM_AGENTS:-1} == 0 ]]; then
+  # On stock switches the job also reads its LFT entries with ibroute (umad2sim, as an HCA).
+  export IBSDN_OWN_FLOWS_IBROUTE="env LD_PRELOAD=$UMAD2SIM SIM_HOST=n0001 ibroute"
+fi
 entries_of() {  # ID: the count the job printed
-  sed -n 's/^job [0-9]*: \([0-9]*\) entries on the switches$/\1/p' "$jobs/$1.out"
+  sed -n 's/^job [0-9]*: \([0-9]*\) entries on the switches.*$/\1/p' "$jobs/$1.out"
 }
 
 # --- 1. a ring job finds its flows installed; the epilog removes them -------------------------
