@@ -289,10 +289,19 @@ std::string format_audit(const json& response) {
   const std::uint64_t checked = r.uint("switches_checked");
   std::string out = "audit: " + plural(checked, "switch", "switches") + " checked, ";
   const json& repaired = response.contains("repaired") ? response["repaired"] : json();
+  const json& blocks =
+      response.contains("lft_blocks_repaired") ? response["lft_blocks_repaired"] : json();
+  std::vector<std::string> parts;
+  if (repaired.is_number_unsigned() && repaired.get<std::uint64_t>() > 0) {
+    parts.push_back(plural(repaired.get<std::uint64_t>(), "FlowMod", "FlowMods"));
+  }
+  if (blocks.is_number_unsigned() && blocks.get<std::uint64_t>() > 0) {
+    parts.push_back(plural(blocks.get<std::uint64_t>(), "LFT block", "LFT blocks"));
+  }
   const std::string repairs =
-      repaired.is_number_unsigned() && repaired.get<std::uint64_t>() > 0
-          ? "repaired with " + plural(repaired.get<std::uint64_t>(), "FlowMod", "FlowMods") + "\n"
-          : std::string();
+      parts.empty() ? std::string()
+                    : "repaired with " + parts.front() +
+                          (parts.size() > 1 ? " and " + parts.back() : std::string()) + "\n";
   if (findings.empty() && r.boolean("consistent")) return out + "consistent\n";
   out += plural(findings.size(), "finding", "findings") + "\n" + repairs;
   TextTable t({Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft});

@@ -88,8 +88,10 @@ json JobController::audit(const AuditQuery& q) {
   const std::size_t not_sdn_capable = switches_.all().size() - a.checked;
   // ... but the LFT blocks that hold jobs' entries are read (SubnGet) on every switch.
   audit_lft_blocks(a, q.repair);
-  json r = audit_response(a.checked, a.findings);
+  json r = audit_response(a.checked + a.lft_switches, a.findings);
   r["repaired"] = a.repaired;
+  r["lft_blocks_checked"] = a.lft_blocks;
+  r["lft_blocks_repaired"] = a.lft_repaired;
   r["not_sdn_capable"] = not_sdn_capable;
   return r;
 }
@@ -100,9 +102,15 @@ JobController::AuditOutcome JobController::audit_switches(const std::vector<Swit
   ++counters_["audits"];
   std::vector<SwitchChange> repairs;
   for (const Switch& sw : switches) {
-    ++out.checked;
+    // A switch that never answered (a stock switch, re-probed now that its wait is over) is
+    // not audited by failing again: its entries, if any, are in its LFT.
+    const SwitchRegistry::Agent before = switches_.agent(sw.guid);
+    const bool probe =
+        before == SwitchRegistry::Agent::kIncapable || before == SwitchRegistry::Agent::kUnknown;
     mad::Result<mad::TableRead> read = client_.read_table(sw.lid, config_.switch_key);
     note_answer(sw, static_cast<bool>(read), read ? std::string() : read.error().message);
+    if (!read && probe) continue;
+    ++out.checked;
     if (!read) {
       out.findings.push_back(AuditFinding{sw.guid, sw.name, "unreachable", read.error().message});
       switches_.forget_generation(sw.guid);

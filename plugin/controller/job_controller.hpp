@@ -292,7 +292,10 @@ class JobController {
   struct AuditOutcome {
     std::vector<AuditFinding> findings;
     std::size_t checked = 0;
-    std::size_t repaired = 0;  // FlowMods sent to repair
+    std::size_t repaired = 0;      // FlowMods sent to repair
+    std::size_t lft_switches = 0;  // switches whose LFT blocks holding jobs' entries were read
+    std::size_t lft_blocks = 0;    // those blocks
+    std::size_t lft_repaired = 0;  // blocks rewritten
   };
   AuditOutcome audit_switches(const std::vector<Switch>& switches, bool repair);
   /// The answer to a job_start with backend dry_run: what `auto` would install and what it

@@ -236,10 +236,11 @@ void JobController::audit_lft_blocks(AuditOutcome& out, bool repair) {
     out.findings.push_back(AuditFinding{g, name, "differs", detail});
     if (repair) repairs.push_back(want[i]);
   }
-  out.checked += checked.size();
+  out.lft_switches += checked.size();
+  out.lft_blocks += want.size();
   if (repairs.empty()) return;
   const LftWriteResult res = lft_->write(repairs, timeout);
-  out.repaired += res.blocks;
+  out.lft_repaired += res.blocks;
   counters_["lft_blocks_written"] += res.blocks;
   counters_["repairs"] += res.blocks;
   log(LogLevel::kWarn,

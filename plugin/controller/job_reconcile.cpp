@@ -158,11 +158,15 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
   audit_lft_blocks(a, true);
   std::size_t unreachable = 0;
   for (const AuditFinding& fd : a.findings) unreachable += fd.kind == "unreachable";
-  log(a.repaired > 0 || unreachable > 0 ? LogLevel::kWarn : LogLevel::kInfo,
+  log(a.repaired > 0 || a.lft_repaired > 0 || unreachable > 0 ? LogLevel::kWarn : LogLevel::kInfo,
       "audit after SUBNET UP: " + std::to_string(a.checked) + " switches, " +
           std::to_string(a.findings.size() - unreachable) + " differences (" +
           std::to_string(a.repaired) + " FlowMods to repair), " + std::to_string(unreachable) +
-          " unreachable");
+          " unreachable" +
+          (a.lft_blocks == 0 ? std::string()
+                             : "; LFTs: " + std::to_string(a.lft_blocks) + " block(s) read on " +
+                                   std::to_string(a.lft_switches) + " switch(es), " +
+                                   std::to_string(a.lft_repaired) + " rewritten"));
   publish();
 }
 
