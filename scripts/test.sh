@@ -70,6 +70,7 @@ build/release/bench/volume_bench --quick
 build/release/bench/controller_bench --quick
 build/release/bench/replay_bench --quick
 build/release/bench/timing_bench --quick
+bash bench/lft_install.sh build/release --quick
 
 step "release build: unit and integration tests"
 ctest --test-dir build/release --output-on-failure -j "$(nproc)"

@@ -177,6 +177,11 @@ void Controller::compute_lfts(const osmsdn_fabric& fabric,
              std::to_string(t.lfts.lids.max_lid().value()) + " LIDs" +
              (kept > 0 ? ", " + std::to_string(kept) + " jobs' LFT entries kept" : "") + ", in " +
              ms_since(start));
+  if (const std::size_t dropped = kept_lft_.dropped(); dropped > 0) {
+    glue_.warning("sdn engine: " + std::to_string(dropped) +
+                  " jobs' LFT entries left out: on this fabric their destinations would not be "
+                  "delivered through them (the controller re-routes the jobs at SUBNET UP)");
+  }
 }
 
 void Controller::fabric_updated(const osmsdn_fabric& fabric, std::span<const osmsdn_lft> tables,

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
+#include <set>
+#include <vector>
 
 #include "flowtable/guid_text.hpp"
 
@@ -18,6 +21,25 @@ osmsdn_lft_block to_abi(const LftBlock& b) {
 
 std::uint32_t timeout_ms(std::chrono::milliseconds t) {
   return static_cast<std::uint32_t>(std::clamp<std::int64_t>(t.count(), 0, 600'000));
+}
+
+/// Whether a packet for `lid` entering switch `from` reaches the LID's node through the tables
+/// (no loop, no dead end).
+bool delivers(const Subnet& s, const LftSet& lfts, NodeIdx from, Lid lid) {
+  const auto owner = s.lids.owner(lid);
+  if (!owner) return false;
+  NodeIdx at = from;
+  for (std::size_t hop = 0; hop <= s.fabric.num_nodes(); ++hop) {
+    if (at == owner->node) return true;
+    if (!s.fabric.node(at).is_switch() || !lfts.has_table(at)) return false;
+    const PortNum out = lfts.table(at).out(lid);
+    const auto& ports = s.fabric.node(at).ports;
+    if (out == kLftUnset || out.value() == 0 || out.value() > ports.size()) return false;
+    const Port& p = ports[out.value() - 1];
+    if (!p.connected()) return false;
+    at = p.peer;
+  }
+  return false;
 }
 
 }  // namespace
@@ -47,6 +69,31 @@ std::size_t KeptLftOverrides::apply(const Subnet& s, LftSet& lfts) {
       lfts.table(*sw).set(Lid(lid), port);
       applied_[g][lid] = {port, before};
       ++n;
+    }
+  }
+  // Kept entries written for another fabric (a cable failed, a switch went) may now lead into
+  // a dead end or close a loop with the defaults: a destination where one of them does not
+  // deliver keeps all of its default routes. (A new loop passes through an overridden switch,
+  // so walking from each of them finds it.)
+  std::set<std::uint16_t> broken;
+  for (const auto& [g, table] : applied_) {
+    const auto sw = f.find_guid(g);
+    for (const auto& [lid, ports] : table) {
+      if (!broken.contains(lid) && !delivers(s, lfts, *sw, Lid(lid))) broken.insert(lid);
+    }
+  }
+  dropped_ = 0;
+  for (auto& [g, table] : applied_) {
+    const auto sw = f.find_guid(g);
+    for (auto it = table.begin(); it != table.end();) {
+      if (!broken.contains(it->first)) {
+        ++it;
+        continue;
+      }
+      lfts.table(*sw).set(Lid(it->first), it->second.second);
+      it = table.erase(it);
+      --n;
+      ++dropped_;
     }
   }
   return n;

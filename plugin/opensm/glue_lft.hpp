@@ -25,8 +25,16 @@ class KeptLftOverrides {
   void set(std::shared_ptr<const LftOverrides> overrides);
   /// Writes the kept overrides over `lfts` (the engine's default routes for `f`) where they
   /// still fit the fabric: a switch of `f` with a table, a cabled port of that switch, a LID the
-  /// table routes. Remembers the default port of each entry written. Returns how many.
+  /// table routes, and a destination whose packets still arrive from every switch written (no
+  /// loop, no dead end: a fabric change can make kept entries wrong; such a destination keeps
+  /// all its default routes). Remembers the default port of each entry written. Returns how
+  /// many.
   std::size_t apply(const Subnet& f, LftSet& lfts);
+  /// Of the last apply(): entries left out because their destination would not be delivered.
+  [[nodiscard]] std::size_t dropped() const {
+    std::lock_guard lock(mu_);
+    return dropped_;
+  }
   /// `lfts` as the switches hold them after the engine ran: the entries apply() wrote get their
   /// default ports back (where they still hold the written port).
   void restore_defaults(const Subnet& f, LftSet& lfts) const;
@@ -36,6 +44,7 @@ class KeptLftOverrides {
   std::shared_ptr<const LftOverrides> kept_;
   /// Of the last apply(): per switch, LID -> (written port, default port).
   std::map<Guid, std::map<std::uint16_t, std::pair<PortNum, PortNum>>> applied_;
+  std::size_t dropped_ = 0;
 };
 
 class GlueLftAccess final : public LftAccess {

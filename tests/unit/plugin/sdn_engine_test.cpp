@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "plugin/opensm/glue_lft.hpp"
 #include "plugin/opensm/sdn_engine.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/dragonfly.hpp"
@@ -174,6 +175,52 @@ TEST(SdnEngine, WritesNothingWhenATableNamesAnUnknownSwitch) {
   EXPECT_THROW(write_tables(af, t.lfts, out.lfts), std::invalid_argument);
   for (const auto& b : out.bytes) {
     for (const std::uint8_t e : b) EXPECT_EQ(e, OSMSDN_NO_PATH);
+  }
+}
+
+/// The engine keeps the running jobs' LFT entries at every sweep, but a kept entry that no longer
+/// delivers (here: a leaf sending a destination of another leaf back down to a host, or an
+/// up-port bounced between two switches) is left out with every other kept entry of its
+/// destination, and the rest stay.
+TEST(SdnEngine, KeptLftEntriesThatWouldNotDeliverAreLeftOutPerDestination) {
+  const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
+  const LidMap lids = sequential_lids(f);
+  const test::AbiBuffers abi = test::to_abi(f, lids);
+  Subnet s = subnet_from_abi(abi.view);
+  const SdnTables defaults = compute_sdn_tables(s);
+  const std::vector<NodeIdx> hcas = f.hcas();
+  const std::vector<NodeIdx> sw = f.switches();
+  // The first leaf and its ports: 1..4 down to its hosts, 5..8 up.
+  const NodeIdx leaf = f.node(hcas[0]).ports[0].peer;
+  const Lid far = lids.lid(hcas[15]);    // a host under the last leaf
+  const Lid other = lids.lid(hcas[14]);  // another one there
+  const PortNum up = defaults.lfts.table(leaf).out(other);
+  PortNum another_up{};
+  for (std::uint8_t p = 5; p <= 8; ++p) {
+    if (PortNum(p) != up) another_up = PortNum(p);
+  }
+  LftOverrides o;
+  o[f.node(leaf).guid][far.value()] = PortNum(1);    // down to a host: a dead end
+  o[f.node(leaf).guid][other.value()] = another_up;  // a valid detour upwards
+  KeptLftOverrides kept;
+  kept.set(std::make_shared<const LftOverrides>(o));
+  SdnTables t = compute_sdn_tables(s);
+  EXPECT_EQ(kept.apply(s, t.lfts), 1u);
+  EXPECT_EQ(kept.dropped(), 1u);
+  EXPECT_EQ(t.lfts.table(leaf).out(far), defaults.lfts.table(leaf).out(far));
+  EXPECT_EQ(t.lfts.table(leaf).out(other), another_up);
+
+  // A loop: the spine behind the detour sends `other` back to the leaf, which sends it up again.
+  const NodeIdx spine = f.node(leaf).ports[another_up.value() - 1].peer;
+  const PortNum back = f.node(leaf).ports[another_up.value() - 1].peer_port;
+  o[f.node(spine).guid][other.value()] = back;
+  kept.set(std::make_shared<const LftOverrides>(o));
+  SdnTables u = compute_sdn_tables(s);
+  EXPECT_EQ(kept.apply(s, u.lfts), 0u);
+  EXPECT_EQ(kept.dropped(), 3u);
+  for (const NodeIdx n : sw) {
+    EXPECT_EQ(u.lfts.table(n).out(other), defaults.lfts.table(n).out(other));
+    EXPECT_EQ(u.lfts.table(n).out(far), defaults.lfts.table(n).out(far));
   }
 }
 
