@@ -181,7 +181,19 @@ std::string format_ready(const json& response) {
                                " on " + plural(table.uint("switches"), "switch", "switches") +
                                ", " + plural(lft.uint("entries"), "LFT entry", "LFT entries") +
                                " on " + plural(lft.uint("switches"), "switch", "switches") + " (" +
-                               plural(lft.uint("blocks"), "block", "blocks") + " written)"});
+                               plural(lft.uint("blocks"), "block", "blocks") +
+                               (r.has("dry_run") ? " to write)" : " written)")});
+  }
+  if (r.has("dry_run")) {
+    // What the job would buy: its busiest link as planned, on the LFT alone, and the bound.
+    const Fields d(r.need("dry_run"), "/dry_run");
+    const Fields planned(d.need("planned"), "/dry_run/planned");
+    const Fields alone(d.need("lft_only"), "/dry_run/lft_only");
+    t.add_row({"dry run:",
+               "nothing written; max link load " + decimal(planned.number("max_link_load")) +
+                   " as planned, " + decimal(alone.number("max_link_load")) +
+                   " on the LFT alone (max link time " + decimal(planned.number("max_link_ms")) +
+                   " ms against " + decimal(alone.number("max_link_ms")) + " ms)"});
   }
   t.add_row({"max link load:", decimal(r.number("max_link_load")) + " (lower bound L_D " +
                                    decimal(r.number("bound")) + ")"});

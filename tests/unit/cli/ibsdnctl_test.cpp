@@ -556,6 +556,41 @@ TEST(IbsdnctlFormat, Ready_SummarisesFlowsLoadDegradationAndTimings) {
       << format_ready(ready_response(r));
 }
 
+TEST(IbsdnctlFormat, Ready_NamesTheBackendsAndWhatADryRunWouldBuy) {
+  JobReady r;
+  r.job = JobId(7);
+  r.algorithm = "sdn-optimal";
+  r.flows = 16;
+  r.entries = 10;
+  r.max_link_load = 1;
+  r.bound = 1;
+  r.backend = "auto";
+  r.table_switches = 1;
+  r.table_entries = 2;
+  r.lft_switches = 4;
+  r.lft_entries = 8;
+  r.lft_blocks = 5;
+  json j = ready_response(r);
+  EXPECT_NE(
+      format_ready(j).find("\nbackend:        auto: 2 flow entries on 1 switch, 8 LFT entries "
+                           "on 4 switches (5 blocks written)\n"),
+      std::string::npos)
+      << format_ready(j);
+  j["backend"] = "dry_run";
+  j["dry_run"] = {{"written", false},
+                  {"planned", {{"max_link_load", 1}, {"max_link_ms", 0.5}}},
+                  {"lft_only", {{"max_link_load", 3}, {"max_link_ms", 1.5}}},
+                  {"bound", {{"max_link_load", 1}, {"max_link_ms", 0.5}}}};
+  const std::string dry = format_ready(j);
+  EXPECT_NE(dry.find("(5 blocks to write)\n"), std::string::npos) << dry;
+  EXPECT_NE(dry.find("\ndry run:        nothing written; max link load 1 as planned, 3 on the LFT "
+                     "alone (max link time 0.5 ms against 1.5 ms)\n"),
+            std::string::npos)
+      << dry;
+  j["dry_run"].erase("lft_only");
+  EXPECT_THROW(format_ready(j), MalformedResponse);
+}
+
 TEST(IbsdnctlFormat, Pong_ShowsVersionAndProtocol) {
   EXPECT_EQ(format_pong(pong_response("0.1.0")), "pong: ibsdn 0.1.0, notice protocol 1\n");
 }
