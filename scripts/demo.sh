@@ -64,12 +64,16 @@ step "ibsdnctl flows --from-switch   (read back from the switches with FlowStats
 step "ibsdnctl links --top 6"
 "$ctl" links --top 6
 
-# A pair whose route a flow entry changes, to show where it leaves the LFT.
-pair="n0001 n0002"
-for d in $(seq 2 16); do
-  dst=$(printf 'n%04d' "$d")
-  if grep -q '"by":"flow"' <<<"$("$ctl" --json route n0001 "$dst")"; then pair="n0001 $dst"; break; fi
-done
+# A pair from n0001 whose route answer matches REGEX (e.g. a hop a job's entry decides).
+pair_where() {  # REGEX
+  local d dst
+  for d in $(seq 2 16); do
+    dst=$(printf 'n%04d' "$d")
+    if grep -q "$1" <<<"$("$ctl" --json route n0001 "$dst")"; then echo "n0001 $dst"; return; fi
+  done
+  echo "n0001 n0002"
+}
+pair=$(pair_where '"by":"flow"')
 step "ibsdnctl route $pair"
 # shellcheck disable=SC2086
 "$ctl" route $pair
@@ -112,10 +116,7 @@ for f in "$WORK"/lft-before/*; do
 done
 step "ibsdnctl flows --from-switch   (the LFT blocks read back through OpenSM)"
 "$ctl" flows --from-switch
-for d in $(seq 2 16); do
-  dst=$(printf 'n%04d' "$d")
-  if grep -q '"backend":"lft"' <<<"$("$ctl" --json route n0001 "$dst")"; then pair="n0001 $dst"; break; fi
-done
+pair=$(pair_where '"backend":"lft"')
 step "ibsdnctl route $pair"
 # shellcheck disable=SC2086
 "$ctl" route $pair
