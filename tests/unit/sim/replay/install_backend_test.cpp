@@ -17,25 +17,12 @@
 #include "sim_backend/replay/replay_lfts.hpp"
 #include "sim_backend/replay/replay_session.hpp"
 #include "sim_backend/replay/static_replay.hpp"
+#include "tests/unit/sim/replay/replay_tree.hpp"
 
 namespace ibsdn {
 namespace {
 
-struct Tree {
-  Subnet subnet;
-  LftSet lfts;
-  explicit Tree(const std::string& spec) : lfts(make(spec)) {}
-
- private:
-  LftSet make(const std::string& spec) {
-    subnet.fabric = generate_xgft(XgftParams::parse(spec));
-    subnet.lids = sequential_lids(subnet.fabric);
-    return default_tables(subnet.fabric, subnet.lids).lfts;
-  }
-
- public:
-  [[nodiscard]] NodeIdx host(std::size_t i) const { return subnet.fabric.hcas().at(i); }
-};
+using Tree = test::TreeFabric;
 
 ReplayOptions options(const std::string& routing, InstallBackend backend,
                       std::uint32_t capacity = 4096) {
@@ -106,19 +93,6 @@ TEST(ReplayInstallBackend, SmallFlowTables_LeaveFlowsOnTheLft_WhereLftEntriesHav
   EXPECT_TRUE(s.load().empty_load());
 }
 
-/// Every flow's path, traced through the default LFTs and what the session's switches hold.
-std::vector<Path> traced(const Tree& t, const ReplaySession& s, std::uint64_t id) {
-  TraceOptions opts;
-  opts.override_port = s.forwarding();
-  std::vector<Path> out;
-  for (const Flow& fl : s.job(id).flows) {
-    Trace tr = trace(t.subnet.fabric, t.lfts, fl.src, fl.dst, opts);
-    EXPECT_TRUE(tr.ok()) << tr.error;
-    out.push_back(std::move(tr.path));
-  }
-  return out;
-}
-
 TEST(ReplayInstallBackend,
      SeveralSourcesPerDestination_LftRoutesDifferButStayOneTreePerDestination) {
   // All-to-all among two hosts of each of four leaves of a 3-level tree: every destination has
@@ -147,7 +121,7 @@ TEST(ReplayInstallBackend,
     EXPECT_GT(lft.lft_entries(), 0u);
     // What the session reports is what the fabric carries, and every path is as short as the
     // default one (shortest up*/down*: the LFT entries keep the tree deadlock-free).
-    EXPECT_EQ(b.paths, traced(t, lft, job.id));
+    EXPECT_EQ(b.paths, test::fresh_paths(t, lft, job.id));
     std::size_t moved = 0;  // flows the LFT entries take off DmodK's path
     for (std::size_t i = 0; i < b.flows.size(); ++i) {
       const Trace plain = trace(t.subnet.fabric, t.lfts, b.flows[i].src, b.flows[i].dst);
