@@ -51,7 +51,9 @@ nlohmann::json jnum(double v) {
 }  // namespace
 
 std::string routing_name(const ScenarioRun& r) {
-  if (r.routing == "dmodk" || r.install_backend == InstallBackend::kAuto) return r.routing;
+  // dmodk and the flow model's adaptive routing install nothing: the backend does not apply.
+  const bool no_controller = r.routing == "dmodk" || r.routing == "adaptive";
+  if (no_controller || r.install_backend == InstallBackend::kAuto) return r.routing;
   return r.routing + " (" + std::string(to_string(r.install_backend)) + ")";
 }
 

@@ -45,7 +45,8 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
 void print_summary(std::ostream& out, const Scenario& s, const std::vector<RunRecord>& records);
 
 /// A run's routing as the summary and the plots name it: with its install backend when that is
-/// not `auto` ("sdn-optimal (lft)"), so that runs that differ only in the backend tell apart.
+/// not `auto` and the routing runs the controller ("sdn-optimal (lft)"), so that runs that differ
+/// only in the backend tell apart.
 std::string routing_name(const ScenarioRun& r);
 /// The run's swept values without the routing and the install backend: runs that differ only in
 /// those are one group of bars on a chart, and (static model) replay the same DmodK baseline.
