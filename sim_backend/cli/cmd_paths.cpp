@@ -24,6 +24,7 @@ struct PathsOptions {
   std::vector<std::string> jobs;
   std::string routing;  // empty: the controller's default for the fabric
   std::uint32_t table_capacity = 4096;
+  std::string install_backend = "auto";
   std::uint32_t ranks_per_node = 0;  // 0: the nodes' GPUs
   std::string mapping = "block";
   bool json = false;
@@ -86,6 +87,16 @@ void run(const PathsOptions& o) {
   // Without --routing, the controller's choice for a job that names no algorithm.
   config.routing = o.routing.empty() ? AlgorithmChoice{}.for_fabric(f) : o.routing;
   config.table_capacity = o.table_capacity;
+  config.install_backend = *parse_install_backend(o.install_backend);  // CLI11 checked the name
+  if (config.install_backend == InstallBackend::kLft && config.routing != "dmodk") {
+    // The controller writes LFT entries only where every route stays a shortest up*/down* path.
+    Fabric recognised = without_cables(f, {});
+    recognize_topology(recognised);
+    if (recognised.fat_tree() == nullptr) {
+      throw InputError("--install-backend lft: the fabric is not a fat-tree (" + f.kind_label +
+                       "); the controller writes LFT entries on fat-trees only");
+    }
+  }
   if (o.ranks_per_node != 0) config.ranks_per_node = o.ranks_per_node;
   config.mapping = parse_mapping(o.mapping);
   if (config.routing != "dmodk" && !is_algorithm(config.routing)) {
@@ -105,6 +116,7 @@ void run(const PathsOptions& o) {
         {"default_routes", r.tables.algorithm},
         {"routing", config.routing},
         {"table_capacity", config.table_capacity},
+        {"install_backend", o.install_backend},
         {"mapping", o.mapping},
         {"jobs", nlohmann::json::array()},
     };
@@ -126,7 +138,7 @@ void run(const PathsOptions& o) {
       "ibsdn-sim paths: " + f.kind_label + ", " + std::to_string(f.hcas().size()) +
           " compute nodes, " + std::to_string(f.switches().size()) + " switches; LIDs " + lids +
           "; default routes " + r.tables.algorithm + "; table capacity " +
-          std::to_string(config.table_capacity),
+          std::to_string(config.table_capacity) + "; install backend " + o.install_backend,
       "jobs start in the order given; each job's flows as traced once all have started:",
       "SRC DST SWITCH:OUT_PORT ..., sorted by SRC, then DST"};
   std::cout << format_paths_text(results, header);
@@ -139,7 +151,8 @@ void add_paths_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "paths",
       "replay jobs through the controller and print the path of each of their flows through the "
-      "LFTs and flow tables (the form osmsdn-route-check --paths prints for a real fabric)");
+      "LFTs (as the controller wrote them) and flow tables (the form osmsdn-route-check --paths "
+      "prints for a real fabric)");
   add_topology_options(*cmd, o->topo);
   cmd->add_option("--subnet-lst", o->subnet_lst,
                   "OpenSM's opensm-subnet.lst (-D 0x43 --dump_files_dir): number the ports with "
@@ -156,6 +169,12 @@ void add_paths_command(CLI::App& app) {
   cmd->add_option("--table-capacity", o->table_capacity, "flow entries per switch")
       ->default_val(4096)
       ->check(CLI::Range(std::uint32_t{1}, static_cast<std::uint32_t>(kMaxTableCapacity)));
+  cmd->add_option("--install-backend", o->install_backend,
+                  "where the controller installs the jobs' routes: flow_table (per-flow entries "
+                  "in the switches' flow tables), lft (destination entries in their LFTs; "
+                  "fat-trees only), auto (flow tables: every replayed switch runs an agent)")
+      ->default_val("auto")
+      ->check(CLI::IsMember({"auto", "flow_table", "lft"}));
   cmd->add_option("--ranks-per-node", o->ranks_per_node, "ranks per node (0 = GPUs per node)")
       ->default_val(0)
       ->check(CLI::Range(std::uint32_t{0}, kMaxRanksPerNode));

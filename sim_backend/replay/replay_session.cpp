@@ -12,6 +12,7 @@
 #include "plugin/controller/job_flows.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/default_tables.hpp"
+#include "sim_backend/replay/replay_lfts.hpp"
 #include "sim_backend/replay/switchboard.hpp"
 
 namespace ibsdn {
@@ -73,6 +74,18 @@ ReplaySession::ReplaySession(const Subnet& subnet, const LftSet& lfts, const Rep
     throw std::invalid_argument("routing '" + options.routing +
                                 "': no such algorithm (dmodk, or one of the controller's)");
   }
+  if (options.install_backend == InstallBackend::kDryRun) {
+    throw std::invalid_argument(
+        "install backend dry_run installs nothing: routing dmodk replays the LFTs' routes");
+  }
+  // The controller keeps a fabric of its own, recognised as the plugin's engine does.
+  Subnet copy{without_cables(subnet.fabric, {}), subnet.lids, subnet.lmc_aliases, subnet.sm_lid};
+  recognize_topology(copy.fabric);
+  if (options.install_backend == InstallBackend::kLft && copy.fabric.fat_tree() == nullptr) {
+    throw std::invalid_argument(
+        "install backend lft: the fabric is not a fat-tree (LFT entries are written only where "
+        "every route stays a shortest up*/down* path)");
+  }
   FlowTableConfig table;
   table.capacity = options.table_capacity;
   table.level = options.flow_level;
@@ -82,19 +95,23 @@ ReplaySession::ReplaySession(const Subnet& subnet, const LftSet& lfts, const Rep
   cfg.table_capacity = options.table_capacity;
   cfg.flow_definition_level = options.flow_level;
   cfg.load_guard = options.load_guard;
+  cfg.install_backend = options.install_backend;
   cfg.job_start_timeout_ms = kMaxJobStartTimeoutMs;
   cfg.audit_interval_ms = 0;
   JobController::Log dbg;
   if (std::getenv("IBSDN_REPLAY_LOG")) {
     dbg = [](LogLevel, const std::string& m) { std::fprintf(stderr, "ctl: %s\n", m.c_str()); };
   }
-  controller_ =
-      std::make_unique<JobController>(cfg, std::nullopt, nullptr, *board_, dbg, std::nullopt);
-  // The controller keeps a fabric of its own, recognised as the plugin's engine does.
-  Subnet copy{without_cables(subnet.fabric, {}), subnet.lids, subnet.lmc_aliases, subnet.sm_lid};
-  recognize_topology(copy.fabric);
+  lft_ = std::make_unique<ReplayLfts>(subnet.fabric, lfts);
+  controller_ = std::make_unique<JobController>(cfg, std::nullopt, nullptr, *board_, dbg,
+                                                std::nullopt, lft_.get());
   controller_->fabric_updated(plugin::FabricSnapshot{std::move(copy), lfts, "sdn"});
-  forwarding_ = board_->forwarding();
+  // A switch looks up its flow table first, its LFT on a miss.
+  forwarding_ = [tables = board_->forwarding(), written = lft_.get()](
+                    NodeIdx sw, const PacketHeader& h) -> std::optional<PortNum> {
+    if (std::optional<PortNum> p = tables(sw, h)) return p;
+    return written->changed_port(sw, h.dlid);
+  };
 }
 
 ReplaySession::~ReplaySession() = default;
@@ -198,6 +215,14 @@ std::uint64_t ReplaySession::mads() const {
 
 std::size_t ReplaySession::entries() const {
   return board_ ? board_->entries() : 0;
+}
+
+std::size_t ReplaySession::lft_blocks() const {
+  return lft_ ? lft_->blocks_written() : 0;
+}
+
+std::size_t ReplaySession::lft_entries() const {
+  return lft_ ? lft_->changed_entries() : 0;
 }
 
 GuardCounts ReplaySession::guard() const {

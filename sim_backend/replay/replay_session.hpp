@@ -8,8 +8,11 @@
 // routing runs the real controller (plugin/controller JobController, the code inside opensm)
 // over an in-memory switchboard of the agents' logic (switchboard.hpp): start_job sends job_start
 // (routing on top of the running jobs' load, entries within each switch's table capacity,
-// FlowMods and barriers), end_job sends job_end. Either way a job's paths come from tracing its
-// host-pair flows through the LFTs and the flow tables the switches hold, as packets go.
+// FlowMods and barriers), end_job sends job_end. Where the controller puts a job's entries is the
+// install backend (ReplayOptions::install_backend): the switches' flow tables, or their LFTs
+// (replay_lfts.hpp), which it writes block by block. Either way a job's paths come from tracing
+// its host-pair flows through the LFTs as written and the flow tables the switches hold, as
+// packets go.
 //
 // The controller moves running jobs of its own accord: its load guard (plugin/controller/
 // job_guard.cpp) re-routes a job, falls back to its default routes or restores its own routes
@@ -43,6 +46,7 @@
 #include <string_view>
 #include <vector>
 
+#include "flowtable/install_backend.hpp"
 #include "flowtable/match.hpp"
 #include "plugin/notice/request.hpp"
 #include "routing/lft.hpp"
@@ -56,6 +60,7 @@ class JobController;
 struct JobView;
 }  // namespace plugin
 class Switchboard;
+class ReplayLfts;
 
 struct ReplayJob {
   std::uint64_t id = 0;        // the controller's job id: distinct over the trace
@@ -77,6 +82,13 @@ struct ReplayOptions {
   FlowDefinitionLevel flow_level = FlowDefinitionLevel::kSlidDlid;
   /// The controller's load_guard: its SWML at most the LFTs' for the same jobs at every step.
   bool load_guard = true;
+  /// Where the controller installs a job's routes (its install_backend): `flow_table`, per-flow
+  /// entries in the switches' flow tables (table_capacity each, misses fall back to the LFT);
+  /// `lft`, destination entries in the switches' LFTs (routed with RouteRequest::per_destination
+  /// where the algorithm honours it; no capacity; fat-trees only); `auto`, flow tables where an
+  /// agent answers, which every switch of the switchboard does. Not `dry_run`, which installs
+  /// nothing (routing dmodk replays the LFTs' routes).
+  InstallBackend install_backend = InstallBackend::kAuto;
   std::optional<std::uint32_t> ranks_per_node;  // default: the nodes' GPU count, or 1
   Mapping mapping = Mapping::kBlock;
 };
@@ -112,7 +124,9 @@ void check_replay_job(const Fabric& f, const ReplayJob& job, const std::string& 
 
 class ReplaySession {
  public:
-  /// Throws std::invalid_argument for a routing the controller does not know.
+  /// Throws std::invalid_argument for a routing the controller does not know, install backend
+  /// dry_run, and install backend lft on a fabric that is not a fat-tree (the controller would
+  /// refuse every job: its LFT entries keep routes shortest up*/down* paths, deadlock-free).
   ReplaySession(const Subnet& subnet, const LftSet& lfts, const ReplayOptions& options);
   ~ReplaySession();
   ReplaySession(const ReplaySession&) = delete;
@@ -144,14 +158,18 @@ class ReplaySession {
   [[nodiscard]] const LinkLoad& load() const { return load_; }
   /// The largest load (weight) on any link running job `id`'s flows cross.
   [[nodiscard]] double job_max_load(std::uint64_t id) const;
-  /// The data plane: at a switch, the port of the flow entry a packet matches, none where the
-  /// LFT decides (always none for dmodk). For tracing further flows as the fabric would carry
-  /// them; valid while the session lives.
+  /// The data plane: at a switch, the port of the flow entry a packet matches, else the port of
+  /// the LFT entry the controller wrote for its DLID; none where the default LFT decides (always
+  /// none for dmodk). For tracing further flows through the default LFTs as the fabric would
+  /// carry them; valid while the session lives.
   [[nodiscard]] ForwardingOverride forwarding() const { return forwarding_; }
 
-  /// MADs the controller sent, entries the switches hold now, the load guard's moves.
+  /// MADs the controller sent, flow entries the switches hold now, LFT blocks the controller
+  /// wrote so far and LFT entries that differ from the default tables now, the load guard's moves.
   [[nodiscard]] std::uint64_t mads() const;
   [[nodiscard]] std::size_t entries() const;
+  [[nodiscard]] std::size_t lft_blocks() const;
+  [[nodiscard]] std::size_t lft_entries() const;
   [[nodiscard]] GuardCounts guard() const;
 
  private:
@@ -170,6 +188,7 @@ class ReplaySession {
   ReplayOptions options_;
   LinkLoad load_;
   std::unique_ptr<Switchboard> board_;
+  std::unique_ptr<ReplayLfts> lft_;
   std::unique_ptr<plugin::JobController> controller_;
   ForwardingOverride forwarding_;
   std::map<std::uint64_t, Running> running_;

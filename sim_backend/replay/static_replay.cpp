@@ -107,8 +107,10 @@ ReplayResult replay_static(const Subnet& subnet, const LftSet& lfts,
     result.swml.push_back({ev.time, swml, session.running_count()});
     result.max_swml = std::max(result.max_swml, swml);
     result.peak_entries = std::max(result.peak_entries, session.entries());
+    result.peak_lft_entries = std::max(result.peak_lft_entries, session.lft_entries());
   }
   result.mads = session.mads();
+  result.lft_blocks = session.lft_blocks();
   const GuardCounts guard = session.guard();
   result.guard_reroutes = guard.reroutes;
   result.guard_fallbacks = guard.fallbacks;

@@ -46,7 +46,7 @@ struct ReplayedJob {
   double end = 0;
   std::size_t nodes = 0;
   std::size_t flows = 0;    // host-pair flows traced
-  std::size_t entries = 0;  // flow entries the controller installed for it
+  std::size_t entries = 0;  // entries the controller installed for it (flow table and LFT)
   double pjml = 0;
   /// "ok"; "degraded" (some flows could not get entries and follow the LFTs); or why the
   /// controller refused it ("refused: ..."), the job then runs on the LFTs.
@@ -58,7 +58,11 @@ struct ReplayResult {
   std::vector<ReplayedJob> jobs;  // in the order given
   double max_swml = 0;
   std::uint64_t mads = 0;        // MADs the controller sent
-  std::size_t peak_entries = 0;  // the most entries the switches held at once
+  std::size_t peak_entries = 0;  // the most flow entries the switches held at once
+  /// The LFT backend: 64-entry blocks the controller wrote (job starts, ends and re-routes), and
+  /// the most LFT entries that differed from the default tables at once.
+  std::size_t lft_blocks = 0;
+  std::size_t peak_lft_entries = 0;
   /// What the controller's load guard did (plugin/controller/job_guard.cpp): jobs re-routed,
   /// moved to the default routes, and given their own routes again.
   std::uint64_t guard_reroutes = 0;

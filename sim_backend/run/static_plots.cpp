@@ -93,17 +93,6 @@ std::string distinct(const std::vector<std::string>& values) {
 
 // ---- which runs, and what they are ---------------------------------------------------------
 
-/// The run's swept values without the routing: runs that differ only in routing share it, and
-/// their DmodK baselines are the same replay.
-std::string case_label(const ScenarioRun& r) {
-  const std::string token = "routing=" + r.routing;
-  std::vector<std::string> kept;
-  for (std::string& w : split_words(r.label)) {
-    if (w != token) kept.push_back(std::move(w));
-  }
-  return join(kept, " ");
-}
-
 /// The runs the plots show, in record order: every run with an outcome but a DmodK run whose
 /// swept values another shown routing repeats (that run's baseline is the same replay).
 std::vector<const RunRecord*> shown_runs(const std::vector<RunRecord>& records) {
@@ -134,7 +123,7 @@ std::string runs_caption(const Scenario& s, const std::vector<const RunRecord*>&
     topo.push_back(rec->outcome->topology);
     pattern.push_back(rec->run.pattern.text);
     alloc.push_back(rec->run.allocation);
-    routing.push_back(rec->run.routing);
+    routing.push_back(routing_name(rec->run));
     if (!is_dmodk_run(*rec->outcome)) baselines.push_back(baseline_name(*rec->outcome));
     min_jobs = std::min(min_jobs, rec->outcome->counts.placed);
     max_jobs = std::max(max_jobs, rec->outcome->counts.placed);
@@ -164,11 +153,12 @@ std::string runs_caption(const Scenario& s, const std::vector<const RunRecord*>&
 // ---- aggregate charts ----------------------------------------------------------------------
 
 /// A bar or box of an aggregate chart: one routing of one set of swept values, from one run.
-/// Runs that differ only in routing form a group, DmodK first, as in seed 001's Fig. 3.
+/// Runs that differ only in routing (and install backend) form a group, DmodK first, as in seed
+/// 001's Fig. 3.
 struct Slot {
   std::size_t group = 0;   // the set of swept values but the routing, in first-seen order
   std::string case_label;  // its text ("" when only the routing is swept)
-  std::string routing;     // "dmodk" for the baseline
+  std::string routing;     // routing_name(), "dmodk" for the baseline
   const RunRecord* rec = nullptr;
   double x = 0;
 };
@@ -203,7 +193,7 @@ std::vector<Slot> collect_slots(const std::vector<const RunRecord*>& runs,
       return sl.group == group && sl.routing == "dmodk" && same_baseline(*sl.rec, *rec);
     });
     if (!seen) slots.push_back({group, c, "dmodk", rec, 0});
-    if (!is_dmodk_run(*rec->outcome)) slots.push_back({group, c, rec->run.routing, rec, 0});
+    if (!is_dmodk_run(*rec->outcome)) slots.push_back({group, c, routing_name(rec->run), rec, 0});
   }
   std::stable_sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
     if (a.group != b.group) return a.group < b.group;
@@ -319,11 +309,12 @@ void add_table2(PlotSet& set, const Scenario& s, const std::vector<const RunReco
   };
   for (const RunRecord* rec : runs) {
     const RunOutcome& o = *rec->outcome;
-    md << "| " << rec->run.index << " | " << cell(rec->run.label) << " | " << cell(rec->run.routing)
-       << " | " << cell(baseline_name(o)) << " | " << cell(o.topology) << " | "
-       << cell(rec->run.pattern.text) << " | " << cell(rec->run.allocation) << " | "
-       << o.counts.placed << " | " << fixed(o.dmodk_avg_pjml, 3) << " | " << fixed(o.avg_pjml, 3)
-       << " | " << delta_text(delta_percent(o.dmodk_avg_pjml, o.avg_pjml)) << " | "
+    md << "| " << rec->run.index << " | " << cell(rec->run.label) << " | "
+       << cell(routing_name(rec->run)) << " | " << cell(baseline_name(o)) << " | "
+       << cell(o.topology) << " | " << cell(rec->run.pattern.text) << " | "
+       << cell(rec->run.allocation) << " | " << o.counts.placed << " | "
+       << fixed(o.dmodk_avg_pjml, 3) << " | " << fixed(o.avg_pjml, 3) << " | "
+       << delta_text(delta_percent(o.dmodk_avg_pjml, o.avg_pjml)) << " | "
        << fixed(o.dmodk_max_pjml, 3) << " | " << fixed(o.max_pjml, 3) << " | "
        << delta_text(delta_percent(o.dmodk_max_pjml, o.max_pjml)) << " | " << cell(rec->status())
        << " |\n";

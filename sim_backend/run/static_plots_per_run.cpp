@@ -31,7 +31,7 @@ std::string run_caption(const Scenario& s, const RunRecord& rec) {
   if (!r.label.empty()) first += " (" + r.label + ")";
   std::vector<std::string> segments = {
       o.topology, "pattern " + r.pattern.text, "allocation " + r.allocation,
-      "routing " + r.routing +
+      "routing " + routing_name(r) +
           (is_dmodk_run(o) ? "" : " vs " + baseline_name(o) + " on the same nodes"),
       jobs_text(o.counts)};
   std::vector<std::string> lines = pack({first}, kCaptionWidth);
@@ -74,7 +74,7 @@ void add_swml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
   d += "# SWML steps of run " + idx +
        (rec.run.label.empty() ? "" : " (" + one_line(rec.run.label) + ")") +
        ": the SWML from time_s until the next row's time.\n";
-  d += "# Block 0: routing " + rec.run.routing +
+  d += "# Block 0: routing " + routing_name(rec.run) +
        (baseline ? "; block 1: its baseline, " + baseline_name(o) +
                        " (the same jobs on the same nodes, the LFTs alone).\n"
                  : std::string(".\n"));
@@ -100,8 +100,8 @@ void add_swml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
   const double hi = t1 > t0 ? (t1 + 0.02 * (t1 - t0)) / u.seconds : lo + 1;
   const std::string x = scaled_time(u);
   const std::string title =
-      baseline ? "SWML over time: " + rec.run.routing + " against " + baseline_name(o)
-               : "SWML over time: " + rec.run.routing;
+      baseline ? "SWML over time: " + routing_name(rec.run) + " against " + baseline_name(o)
+               : "SWML over time: " + routing_name(rec.run);
   std::string body;
   body += "plot ";
   if (baseline) {
@@ -112,7 +112,7 @@ void add_swml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
   }
   body += gp_quote(data) + " index 0 using " + x + ":2 with steps lw 1.5 lc rgb \"" +
           std::string(baseline ? kRoutingColour : kDmodkColour) + "\" title " +
-          gp_quote(rec.run.routing + " (max " + fixed(r.max_swml, 3) + ")") + "\n";
+          gp_quote(routing_name(rec.run) + " (max " + fixed(r.max_swml, 3) + ")") + "\n";
 
   std::string g = script_head(
       s, base, title + ", run " + idx,
@@ -153,14 +153,14 @@ void add_pjml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
   d += "# PJML distribution of run " + idx +
        (rec.run.label.empty() ? "" : " (" + one_line(rec.run.label) + ")") + ", " +
        std::to_string(o.replay.jobs.size()) + " jobs (1-node jobs have PJML 0).\n";
-  d += "# Block 0: routing " + rec.run.routing +
+  d += "# Block 0: routing " + routing_name(rec.run) +
        (baseline ? "; block 1: its baseline, " + baseline_name(o) + ".\n" : std::string(".\n"));
   d += cdf_block(pjmls(o.replay), x_end, "pjml");
   if (baseline) d += "\n\n" + cdf_block(pjmls(*o.dmodk), x_end, "pjml");
 
   const std::string title =
-      baseline ? "PJML distribution: " + rec.run.routing + " against " + baseline_name(o)
-               : "PJML distribution: " + rec.run.routing;
+      baseline ? "PJML distribution: " + routing_name(rec.run) + " against " + baseline_name(o)
+               : "PJML distribution: " + routing_name(rec.run);
   std::string body = "plot ";
   if (baseline) {
     body += gp_quote(data) + " index 1 using 1:2 with steps lw 3.5 lc rgb \"" +
@@ -171,7 +171,7 @@ void add_pjml_plot(PlotSet& set, const Scenario& s, const RunRecord& rec) {
   }
   body += gp_quote(data) + " index 0 using 1:2 with steps lw 1.5 lc rgb \"" +
           std::string(baseline ? kRoutingColour : kDmodkColour) + "\" title " +
-          gp_quote(rec.run.routing + " (average " + fixed(o.avg_pjml, 3) + ", max " +
+          gp_quote(routing_name(rec.run) + " (average " + fixed(o.avg_pjml, 3) + ", max " +
                    fixed(o.max_pjml, 3) + ")") +
           "\n";
 

@@ -50,6 +50,27 @@ nlohmann::json jnum(double v) {
 
 }  // namespace
 
+std::string routing_name(const ScenarioRun& r) {
+  // dmodk and the flow model's adaptive routing install nothing: the backend does not apply.
+  const bool no_controller = r.routing == "dmodk" || r.routing == "adaptive";
+  if (no_controller || r.install_backend == InstallBackend::kAuto) return r.routing;
+  return r.routing + " (" + std::string(to_string(r.install_backend)) + ")";
+}
+
+std::string case_label(const ScenarioRun& r) {
+  const std::string routing = "routing=" + r.routing;
+  const std::string backend = "install_backend=" + std::string(to_string(r.install_backend));
+  std::string out;
+  std::size_t i = 0;
+  while (i < r.label.size()) {
+    const std::size_t j = std::min(r.label.find(' ', i), r.label.size());
+    const std::string w = r.label.substr(i, j - i);
+    if (!w.empty() && w != routing && w != backend) out += (out.empty() ? "" : " ") + w;
+    i = j + 1;
+  }
+  return out;
+}
+
 std::string format_number(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -120,7 +141,8 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
       std::string("dmodk_max_swml"), std::string("avg_pjml"), std::string("dmodk_avg_pjml"),
       std::string("delta_avg_pct"), std::string("max_pjml"), std::string("dmodk_max_pjml"),
       std::string("delta_max_pct"), std::string("mads"), std::string("peak_entries"),
-      std::string("status"), std::string("lft_routing"));
+      std::string("status"), std::string("lft_routing"), std::string("install_backend"),
+      std::string("lft_blocks"), std::string("peak_lft_entries"));
   swml << banner << "run,routing,time,swml,active_jobs\n";
   jobs << banner << "run,job,start,end,nodes,pattern,flows,entries,pjml,dmodk_pjml,status\n";
   links << banner << "run,routing,links,min,q1,median,mean,q3,max\n";
@@ -135,13 +157,15 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
                          {"allocation", r.allocation},
                          {"pattern", r.pattern.text},
                          {"table_capacity", r.table_capacity},
+                         {"install_backend", to_string(r.install_backend)},
                          {"status", rec.status()}};
     if (!rec.outcome) {
       row(summary, idx, csv_field(r.label), r.routing, csv_field(r.topology.label()), r.allocation,
           csv_field(r.pattern.text), num(r.table_capacity), std::string(), std::string(),
           std::string(), std::string(), std::string(), std::string(), std::string(), std::string(),
           std::string(), std::string(), std::string(), std::string(), std::string(), std::string(),
-          std::string(), std::string(), std::string(), csv_field(rec.status()), std::string());
+          std::string(), std::string(), std::string(), csv_field(rec.status()), std::string(),
+          std::string(to_string(r.install_backend)), std::string(), std::string());
       runs.push_back(std::move(jr));
       continue;
     }
@@ -154,7 +178,9 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
         num(jobs_with(o.replay, "refused")), num(o.replay.max_swml), num(base.max_swml),
         num(o.avg_pjml), num(o.dmodk_avg_pjml), num(delta_percent(o.dmodk_avg_pjml, o.avg_pjml)),
         num(o.max_pjml), num(o.dmodk_max_pjml), num(delta_percent(o.dmodk_max_pjml, o.max_pjml)),
-        num(o.replay.mads), num(o.replay.peak_entries), csv_field(rec.status()), o.lft_routing);
+        num(o.replay.mads), num(o.replay.peak_entries), csv_field(rec.status()), o.lft_routing,
+        std::string(to_string(r.install_backend)), num(o.replay.lft_blocks),
+        num(o.replay.peak_lft_entries));
     const auto steps = [&](const std::string& routing, const ReplayResult& res) {
       for (const SwmlStep& st : res.swml) {
         row(swml, idx, routing, num(st.time), num(st.swml), num(st.active_jobs));
@@ -196,6 +222,8 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
     jr["dmodk_links"] = links_json(o.dmodk_links);
     jr["mads"] = o.replay.mads;
     jr["peak_entries"] = o.replay.peak_entries;
+    jr["lft_blocks"] = o.replay.lft_blocks;
+    jr["peak_lft_entries"] = o.replay.peak_lft_entries;
     nlohmann::json above = nlohmann::json::array();
     for (const SwmlExcess& e : o.above_dmodk) {
       above.push_back({{"time", e.time}, {"swml", e.swml}, {"dmodk", e.dmodk}});
@@ -235,36 +263,37 @@ void print_summary(std::ostream& out, const Scenario& s, const std::vector<RunRe
   int routing_width = 7;
   for (const RunRecord& rec : records) {
     label_width = std::max(label_width, static_cast<int>(rec.run.label.size()));
-    routing_width = std::max(routing_width, static_cast<int>(rec.run.routing.size()));
+    routing_width = std::max(routing_width, static_cast<int>(routing_name(rec.run).size()));
   }
   char line[1024];
-  std::snprintf(line, sizeof line, "%-4s %-*s %-*s %7s %9s %9s %9s %9s %8s %8s  %s\n", "run",
-                label_width, "label", routing_width, "routing", "jobs", "maxSWML", "DmodK",
-                "avgPJML", "DmodK", "d.avg%", "d.max%", "status");
+  std::snprintf(line, sizeof line, "%-4s %-*s %-*s %7s %9s %9s %9s %9s %9s %9s %8s %8s  %s\n",
+                "run", label_width, "label", routing_width, "routing", "jobs", "maxSWML", "DmodK",
+                "avgPJML", "DmodK", "maxPJML", "DmodK", "d.avg%", "d.max%", "status");
   out << line;
   for (const RunRecord& rec : records) {
     const ScenarioRun& r = rec.run;
     const std::string label = r.label.empty() ? "-" : r.label;
+    const std::string routing = routing_name(r);
     if (!rec.outcome) {
-      std::snprintf(line, sizeof line, "%-4zu %-*s %-*s %7s %9s %9s %9s %9s %8s %8s  %s\n", r.index,
-                    label_width, label.c_str(), routing_width, r.routing.c_str(), "-", "-", "-",
-                    "-", "-", "-", "-", rec.status().c_str());
+      std::snprintf(line, sizeof line, "%-4zu %-*s %-*s %7s %9s %9s %9s %9s %9s %9s %8s %8s  %s\n",
+                    r.index, label_width, label.c_str(), routing_width, routing.c_str(), "-", "-",
+                    "-", "-", "-", "-", "-", "-", "-", rec.status().c_str());
       out << line;
       continue;
     }
     const RunOutcome& o = *rec.outcome;
     const double base_swml = o.dmodk ? o.dmodk->max_swml : o.replay.max_swml;
     std::snprintf(line, sizeof line,
-                  "%-4zu %-*s %-*s %7zu %9.3f %9.3f %9.3f %9.3f %8.1f %8.1f  %s\n", r.index,
-                  label_width, label.c_str(), routing_width, r.routing.c_str(), o.counts.placed,
-                  o.replay.max_swml, base_swml, o.avg_pjml, o.dmodk_avg_pjml,
-                  delta_percent(o.dmodk_avg_pjml, o.avg_pjml),
+                  "%-4zu %-*s %-*s %7zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %8.1f %8.1f  %s\n",
+                  r.index, label_width, label.c_str(), routing_width, routing.c_str(),
+                  o.counts.placed, o.replay.max_swml, base_swml, o.avg_pjml, o.dmodk_avg_pjml,
+                  o.max_pjml, o.dmodk_max_pjml, delta_percent(o.dmodk_avg_pjml, o.avg_pjml),
                   delta_percent(o.dmodk_max_pjml, o.max_pjml), rec.status().c_str());
     out << line;
   }
   out << "maxSWML: the largest link load at any time; avgPJML: per-job maximum load averaged over\n"
-         "the jobs (1-node jobs count 0); DmodK: the same jobs on the same nodes over the LFTs\n"
-         "(DmodK on fat-trees, min-hop elsewhere);\n"
+         "the jobs (1-node jobs count 0), maxPJML its largest; DmodK: the same jobs on the same\n"
+         "nodes over the LFTs (DmodK on fat-trees, min-hop elsewhere);\n"
          "d.avg%, d.max%: (DmodK - routing) / routing, seed 002's delta.\n";
 }
 

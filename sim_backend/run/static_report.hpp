@@ -44,6 +44,14 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
 /// PJML against DmodK with seed 002's delta, status).
 void print_summary(std::ostream& out, const Scenario& s, const std::vector<RunRecord>& records);
 
+/// A run's routing as the summary and the plots name it: with its install backend when that is
+/// not `auto` and the routing runs the controller ("sdn-optimal (lft)"), so that runs that differ
+/// only in the backend tell apart.
+std::string routing_name(const ScenarioRun& r);
+/// The run's swept values without the routing and the install backend: runs that differ only in
+/// those are one group of bars on a chart, and (static model) replay the same DmodK baseline.
+std::string case_label(const ScenarioRun& r);
+
 /// A number as every output prints it: up to 10 significant digits, no trailing zeros,
 /// locale-independent ("1.666666667", "0", "2.5", "inf").
 std::string format_number(double v);

@@ -269,6 +269,7 @@ RunOutcome run_scenario(const ScenarioRun& run, const RunHooks& hooks) {
   cfg.table_capacity = static_cast<std::uint32_t>(run.table_capacity);
   cfg.flow_level = run.flow_level;
   cfg.load_guard = run.load_guard;
+  cfg.install_backend = run.install_backend;
   cfg.ranks_per_node = run.ranks_per_node;
   cfg.mapping = run.placement;
   if (hooks.progress)

@@ -37,20 +37,6 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return out;
 }
 
-/// The run's swept values without the routing: the bars of one group.
-std::string case_label(const ScenarioRun& r) {
-  const std::string token = "routing=" + r.routing;
-  std::string out;
-  std::size_t i = 0;
-  while (i < r.label.size()) {
-    const std::size_t j = std::min(r.label.find(' ', i), r.label.size());
-    const std::string w = r.label.substr(i, j - i);
-    if (!w.empty() && w != token) out += (out.empty() ? "" : " ") + w;
-    i = j + 1;
-  }
-  return out;
-}
-
 std::vector<std::string> applications(const FlowOutcome& o) {
   std::vector<std::string> out;
   for (const FlowJob& j : o.jobs) out.push_back(j.application);
@@ -65,7 +51,7 @@ std::string caption(const Scenario& s, const std::vector<const FlowRecord*>& run
   for (const FlowRecord* rec : runs) {
     topo.push_back(rec->outcome->topology);
     for (std::string& a : applications(*rec->outcome)) apps.push_back(std::move(a));
-    routing.push_back(rec->run.routing);
+    routing.push_back(routing_name(rec->run));
     baseline.push_back(rec->run.timing.baseline);
     jobs = std::max(jobs, rec->outcome->jobs.size());
   }
@@ -106,13 +92,13 @@ void add_cdf(PlotSet& set, const Scenario& s, const FlowRecord& rec) {
   d += "# Communication time of run " + idx +
        (rec.run.label.empty() ? "" : " (" + one_line(rec.run.label) + ")") + "'s " +
        std::to_string(own.size()) + " jobs, seconds.\n";
-  d += "# Block 0: routing " + rec.run.routing +
+  d += "# Block 0: routing " + routing_name(rec.run) +
        (baseline ? "; block 1: the baseline, " + rec.run.timing.baseline + ".\n"
                  : std::string(".\n"));
   d += cdf_block(own, x_end, "comm_time_s");
   if (baseline) d += "\n\n" + cdf_block(ref, x_end, "comm_time_s");
 
-  const std::string title = "Communication time per job: " + rec.run.routing +
+  const std::string title = "Communication time per job: " + routing_name(rec.run) +
                             (baseline ? " against " + rec.run.timing.baseline : std::string());
   std::string body = "plot ";
   if (baseline) {
@@ -122,7 +108,7 @@ void add_cdf(PlotSet& set, const Scenario& s, const FlowRecord& rec) {
   }
   body += gp_quote(data) + " index 0 using 1:2 with steps lw 1.5 lc rgb \"" +
           std::string(baseline ? kPalette[0] : kBaselineColour) + "\" title " +
-          gp_quote(rec.run.routing) + "\n";
+          gp_quote(routing_name(rec.run)) + "\n";
   std::string g = script_head(s, base, title + ", run " + idx,
                               {"Data: " + data + " (block 0 the routing" +
                                (baseline ? std::string(", block 1 the baseline") : std::string()) +
@@ -258,7 +244,7 @@ void add_speedup(PlotSet& set, const Scenario& s, const std::vector<const FlowRe
     for (const ApplicationSummary& a : summarise_applications(*rec->outcome)) {
       std::string g = case_label(rec->run);
       g += (g.empty() ? "" : " ") + app_label(a);
-      c.add(g, rec->run.routing, a.mean_speedup, rec, limits);
+      c.add(g, routing_name(rec->run), a.mean_speedup, rec, limits);
     }
   }
   draw(set, s, c);

@@ -140,7 +140,8 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
           << "run,label,routing,baseline,topology,allocation,nic,gpu_link,bandwidth_multiple,"
              "jobs_read,jobs_selected,jobs_placed,jobs_not_placed,jobs_not_run,makespan,"
              "baseline_makespan,application,ranks,jobs,mean_comm_time,max_comm_time,"
-             "baseline_mean_comm_time,mean_speedup,mean_vs_reference,status,lft_routing\n";
+             "baseline_mean_comm_time,mean_speedup,mean_vs_reference,status,lft_routing,"
+             "install_backend\n";
   jobs << banner
        << "run,label,routing,job,application,class,nodes,ranks,start,end,total_time,"
           "compute_time,comm_time,max_comm_time,slowdown,speedup,baseline_comm_time,vs_reference,"
@@ -153,6 +154,7 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
     const ScenarioRun& r = rec.run;
     const TimingSettings& t = r.timing;
     const std::string idx = std::to_string(r.index);
+    const std::string backend(to_string(r.install_backend));
     const std::vector<std::string> head = {
         idx,
         csv_field(r.label),
@@ -167,6 +169,7 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
                          {"label", r.label},
                          {"routing", r.routing},
                          {"baseline", t.baseline},
+                         {"install_backend", backend},
                          {"allocation", r.allocation},
                          {"timing",
                           {{"nic", t.nic.to_string()},
@@ -184,6 +187,7 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
       f.resize(head.size() + 15);
       f.push_back(csv_field(rec.status()));
       f.emplace_back();
+      f.push_back(backend);
       row(summary, f);
       runs.push_back(std::move(jr));
       continue;
@@ -199,10 +203,11 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
     for (const ApplicationSummary& a : apps) {
       std::vector<std::string> f = head;
       f.insert(f.end(), counts.begin(), counts.end());
-      f.insert(f.end(), {csv_field(a.application), num(std::size_t{a.ranks}), num(a.jobs),
-                         num(a.mean_comm_time), num(a.max_comm_time),
-                         num(a.baseline_mean_comm_time), num(a.mean_speedup),
-                         opt(a.mean_vs_reference), csv_field(rec.status()), o.lft_routing});
+      f.insert(
+          f.end(),
+          {csv_field(a.application), num(std::size_t{a.ranks}), num(a.jobs), num(a.mean_comm_time),
+           num(a.max_comm_time), num(a.baseline_mean_comm_time), num(a.mean_speedup),
+           opt(a.mean_vs_reference), csv_field(rec.status()), o.lft_routing, backend});
       row(summary, f);
       japps.push_back({{"application", a.application},
                        {"ranks", a.ranks},
@@ -219,6 +224,7 @@ std::vector<std::filesystem::path> write_flow_files(const Scenario& s,
       f.resize(f.size() + 8);
       f.push_back(csv_field(rec.status()));
       f.push_back(o.lft_routing);
+      f.push_back(backend);
       row(summary, f);
     }
     nlohmann::json jjobs = nlohmann::json::array();
@@ -320,7 +326,7 @@ void print_flow_summary(std::ostream& out, const Scenario& s,
   int app_width = 11;
   for (const FlowRecord& rec : records) {
     label_width = std::max(label_width, static_cast<int>(rec.run.label.size()));
-    routing_width = std::max(routing_width, static_cast<int>(rec.run.routing.size()));
+    routing_width = std::max(routing_width, static_cast<int>(routing_name(rec.run).size()));
     if (!rec.outcome) continue;
     for (const ApplicationSummary& a : summarise_applications(*rec.outcome)) {
       app_width = std::max(app_width, static_cast<int>(app_text(a).size()));
@@ -340,7 +346,7 @@ void print_flow_summary(std::ostream& out, const Scenario& s,
         rec.outcome ? summarise_applications(*rec.outcome, ref) : std::vector<ApplicationSummary>{};
     if (apps.empty()) {
       std::snprintf(line, sizeof line, "%-4zu %-*s %-*s %-*s %5s %12s %12s %12s %8s %s %s\n",
-                    r.index, label_width, label.c_str(), routing_width, r.routing.c_str(),
+                    r.index, label_width, label.c_str(), routing_width, routing_name(r).c_str(),
                     app_width, "-", "-", "-", "-", "-", "-", compared ? "       -" : "",
                     rec.status().c_str());
       out << line;
@@ -357,7 +363,7 @@ void print_flow_summary(std::ostream& out, const Scenario& s,
       }
       std::snprintf(line, sizeof line,
                     "%-4zu %-*s %-*s %-*s %5zu %12.6g %12.6g %12.6g %8.3f %s %s\n", r.index,
-                    label_width, label.c_str(), routing_width, r.routing.c_str(), app_width,
+                    label_width, label.c_str(), routing_width, routing_name(r).c_str(), app_width,
                     app_text(a).c_str(), a.jobs, rec.outcome->result.makespan, a.mean_comm_time,
                     a.baseline_mean_comm_time, a.mean_speedup, vs, rec.status().c_str());
       out << line;

@@ -41,6 +41,7 @@ std::unique_ptr<RouteSource> route_source(const std::string& routing, const Scen
   o.table_capacity = static_cast<std::uint32_t>(run.table_capacity);
   o.flow_level = run.flow_level;
   o.load_guard = run.load_guard;
+  o.install_backend = run.install_backend;
   o.ranks_per_node = run.ranks_per_node;
   o.mapping = run.placement;
   return controller_routes(subnet, lfts, o, run.timing.adaptive,

@@ -31,14 +31,19 @@ namespace ibsdn {
 namespace {
 
 // Bumped when the meaning of a scenario changes, so that old hashes no longer match.
-constexpr std::string_view kFormat = "ibsdn-scenario/2";  // 2: load_guard
+constexpr std::string_view kFormat = "ibsdn-scenario/3";  // 2: load_guard, 3: install_backend
 constexpr std::size_t kMaxNameLength = 64;
 
-constexpr std::array<std::string_view, 19> kTopKeys = {
-    "name",           "seed",       "topology",   "link_bandwidth", "gpus_per_node",
-    "ranks_per_node", "placement",  "allocation", "routing",        "table_capacity",
-    "flow_level",     "load_guard", "model",      "pattern",        "application",
-    "timing",         "workload",   "zip",        "reference"};
+constexpr std::array<std::string_view, 20> kTopKeys = {"name",          "seed",
+                                                       "topology",      "link_bandwidth",
+                                                       "gpus_per_node", "ranks_per_node",
+                                                       "placement",     "allocation",
+                                                       "routing",       "table_capacity",
+                                                       "flow_level",    "load_guard",
+                                                       "model",         "install_backend",
+                                                       "pattern",       "application",
+                                                       "timing",        "workload",
+                                                       "zip",           "reference"};
 constexpr std::array<std::string_view, 3> kRequiredKeys = {"name", "topology", "routing"};
 
 // The allocation policies are those node_allocation registers.
@@ -109,6 +114,8 @@ class Parser : FieldReader {
       read(v, key, d_.flow_level, flow_level());
     } else if (key == "load_guard") {
       read(v, key, d_.load_guard, boolean());
+    } else if (key == "install_backend") {
+      read(v, key, d_.install_backend, install_backend());
     } else if (key == "model") {
       read(v, key, d_.model, model());
     } else if (key == "pattern") {
@@ -179,6 +186,21 @@ class Parser : FieldReader {
     };
   }
 
+  ReadOne<InstallBackend> install_backend() const {
+    return [this](const YAML::Node& n, const std::string& key) {
+      const std::string v = r_.string(n, key);
+      const auto b = parse_install_backend(v);
+      if (b == InstallBackend::kDryRun) {
+        r_.fail(n, key +
+                       ": 'dry_run' installs nothing, so the jobs would keep the LFTs' routes: "
+                       "that is routing dmodk; give auto, flow_table or lft");
+      }
+      if (!b)
+        r_.fail(n, key + ": " + quote_for_message(v) + " is not one of auto, flow_table, lft");
+      return std::pair<InstallBackend, std::string>{*b, std::string(to_string(*b))};
+    };
+  }
+
   ReadOne<SimulationModel> model() const {
     return [this](const YAML::Node& n, const std::string& key) {
       const std::string v = one_of(kModels)(n, key).first;
@@ -200,6 +222,7 @@ class Parser : FieldReader {
     set_default(d_.flow_level, "flow_level", FlowDefinitionLevel::kSlidDlid,
                 std::string(to_string(FlowDefinitionLevel::kSlidDlid)));
     set_default(d_.load_guard, "load_guard", std::uint8_t{1}, "true");
+    set_default(d_.install_backend, "install_backend", InstallBackend::kAuto, "auto");
     set_default(d_.model, "model", SimulationModel::kStatic, "static");
     if (!d_.hosts.given()) canonical_["topology.hosts"] = "all";
     if (!flow_model(d_)) return;

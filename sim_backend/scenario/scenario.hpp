@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/config_error.hpp"
+#include "flowtable/install_backend.hpp"
 #include "flowtable/match.hpp"
 #include "routing/dragonfly.hpp"
 #include "routing/patterns/mapping_kind.hpp"
@@ -189,6 +190,9 @@ struct ScenarioRun {
   FlowDefinitionLevel flow_level = FlowDefinitionLevel::kSlidDlid;
   /// The controller's load_guard (docs/routing.md, "The load guard").
   bool load_guard = true;
+  /// Where the controller installs the jobs' routes: the switches' flow tables or their LFTs
+  /// (auto: flow tables, as every simulated switch runs an agent); never dry_run.
+  InstallBackend install_backend = InstallBackend::kAuto;
   SimulationModel model = SimulationModel::kStatic;
   /// The jobs' pattern (an explicit job may name its own); with model flow and an application
   /// it may be absent (empty text).

@@ -87,6 +87,7 @@ struct Scenario::Draft {
   Field<std::size_t> table_capacity;
   Field<FlowDefinitionLevel> flow_level;
   Field<std::uint8_t> load_guard;  // 0 or 1: std::vector<bool> has no element references
+  Field<InstallBackend> install_backend;
   Field<SimulationModel> model;
   Field<ScenarioPattern> pattern;  // may be absent with model flow and an application
 

@@ -170,6 +170,16 @@ ScenarioRun build_run(const Scenario::Draft& d, std::size_t index) {
   run.table_capacity = d.table_capacity.value(c);
   run.flow_level = d.flow_level.value(c);
   run.load_guard = d.load_guard.value(c) != 0;
+  run.install_backend = d.install_backend.value(c);
+  if (run.install_backend == InstallBackend::kLft &&
+      (d.topology_kind == TopologyKind::kDragonfly || d.topology_kind == TopologyKind::kMegafly)) {
+    err.fail(
+        d.install_backend.where(c),
+        "install_backend: lft needs a fat-tree (LFT entries are written only where every "
+        "route stays a shortest up*/down* path), and " +
+            std::string(d.topology_kind == TopologyKind::kDragonfly ? "a dragonfly" : "a megafly") +
+            " is not one");
+  }
   run.model = d.model.value(c);
   if (d.pattern.given()) run.pattern = d.pattern.value(c);
   if (d.application.given()) run.application = d.application.value(c);

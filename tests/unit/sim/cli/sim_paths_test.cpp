@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -110,10 +112,11 @@ TEST(SimPaths, PrintsEveryFlowOnceSortedWithTheSwitchesItCrosses) {
   EXPECT_EQ(lines[3].rfind("n0002 n0009 l1s001:", 0), 0u) << lines[3];
   EXPECT_NE(lines[3].find(" l1s003:1"), std::string::npos) << "n0009 is l1s003's first host";
   EXPECT_EQ(comment_of(r.out, 1), "ring on 4 nodes, dmodk: 8 flows, 0 entries, ok");
-  EXPECT_EQ(r.out.rfind("# ibsdn-sim paths: XGFT(2;4,4;1,4), 16 compute nodes, 8 switches; LIDs "
-                        "sequential; default routes dmodk; table capacity 4096\n",
-                        0),
-            0u)
+  EXPECT_EQ(
+      r.out.rfind("# ibsdn-sim paths: XGFT(2;4,4;1,4), 16 compute nodes, 8 switches; LIDs "
+                  "sequential; default routes dmodk; table capacity 4096; install backend auto\n",
+                  0),
+      0u)
       << r.out;
 }
 
@@ -180,6 +183,39 @@ TEST(SimPaths, TooSmallTableCapacity_DegradesTheJob) {
   EXPECT_NE(comment_of(small.out, 1).find(" entries, degraded"), std::string::npos) << small.out;
   EXPECT_EQ(job_lines(small.out, 1).size(), 30u);
   EXPECT_NE(job_lines(small.out, 1), job_lines(full.out, 1));
+}
+
+// The same job with its routes in the LFTs: no table capacity, so a one-entry flow table changes
+// nothing, and a destination's flows leave each switch by one port (the LFT holds one per DLID).
+TEST(SimPaths, LftBackend_IgnoresTheTableCapacity_AndSaysWhereTheRoutesWent) {
+  const std::vector<std::string> job = {
+      "--job", "nodes=n0001,n0002,n0005,n0006,n0009,n0013;pattern=all-to-all"};
+  const SimRun lft = sim(with(with(kTree, {"--install-backend", "lft"}), job));
+  ASSERT_EQ(lft.status, 0) << lft.err;
+  EXPECT_NE(lft.out.find("; install backend lft"), std::string::npos) << lft.out;
+  EXPECT_NE(comment_of(lft.out, 1).find(" entries, ok"), std::string::npos) << lft.out;
+  const SimRun small =
+      sim(with(with(kTree, {"--install-backend", "lft", "--table-capacity", "1"}), job));
+  ASSERT_EQ(small.status, 0) << small.err;
+  EXPECT_EQ(job_lines(small.out, 1), job_lines(lft.out, 1));
+  // One port per (switch, destination): the first hop after each switch name agrees for every
+  // flow toward one destination.
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> ports;
+  for (const std::string& line : job_lines(lft.out, 1)) {
+    std::istringstream in(line);
+    std::string src, dst, hop;
+    in >> src >> dst;
+    while (in >> hop) ports[{hop.substr(0, hop.find(':')), dst}].insert(hop);
+  }
+  ASSERT_FALSE(ports.empty());
+  for (const auto& [key, out] : ports) {
+    EXPECT_EQ(out.size(), 1u) << key.first << " toward " << key.second;
+  }
+  const SimRun df = sim({"paths", "--dragonfly", "2,4,2,5", "--install-backend", "lft", "--job",
+                         "nodes=n0001,n0002;pattern=ring"});
+  EXPECT_EQ(df.status, 2) << df.out;
+  EXPECT_NE(df.err.find("--install-backend lft: the fabric is not a fat-tree"), std::string::npos)
+      << df.err;
 }
 
 // OpenSM's LIDs are not the sequential ones (under ibsim its own HCA gets LID 1, n0016 LID 3 and
@@ -260,6 +296,7 @@ TEST(SimPaths, BadInput_ExitsTwoWithAMessage) {
       {{"--job", "nodes=n0001,n0002;pattern=ring", "--subnet-lst", "/nonexistent/subnet.lst"},
        "/nonexistent/subnet.lst"},
       {{"--job", "nodes=n0001,n0002;pattern=ring", "--mapping", "diagonal"}, "diagonal"},
+      {{"--job", "nodes=n0001,n0002;pattern=ring", "--install-backend", "dry_run"}, "dry_run"},
       {{}, "--job"},
   };
   for (const auto& [args, message] : cases) {

@@ -16,26 +16,13 @@
 #include "routing/patterns/rng.hpp"
 #include "routing/xgft.hpp"
 #include "sim_backend/replay/static_replay.hpp"
+#include "tests/unit/sim/replay/replay_tree.hpp"
 
 namespace ibsdn {
 namespace {
 
-// An XGFT with sequential LIDs and its default LFTs (DmodK), as the replay tests use.
-struct TreeFabric {
-  Subnet subnet;
-  LftSet lfts;
-  explicit TreeFabric(const std::string& spec) : lfts(make(spec)) {}
-
- private:
-  LftSet make(const std::string& spec) {
-    subnet.fabric = generate_xgft(XgftParams::parse(spec));
-    subnet.lids = sequential_lids(subnet.fabric);
-    return default_tables(subnet.fabric, subnet.lids).lfts;
-  }
-
- public:
-  [[nodiscard]] NodeIdx host(std::size_t i) const { return subnet.fabric.hcas().at(i); }
-};
+using test::fresh_paths;
+using test::TreeFabric;
 
 ReplayJob make_job(const TreeFabric& t, std::uint64_t id, double start, double end,
                    const std::vector<std::size_t>& hosts, const std::string& pattern = "ring") {
@@ -58,20 +45,6 @@ ReplayOptions options(const std::string& routing) {
 // XGFT(2;4,4;1,4): host 0 -> host 4 and host 1 -> host 8 share leaf 0's up-link under DmodK.
 std::vector<ReplayJob> colliding_jobs(const TreeFabric& t) {
   return {make_job(t, 1, 0, 10, {0, 4}), make_job(t, 2, 5, 20, {1, 8})};
-}
-
-/// The job's flows traced now, independently of the session's bookkeeping, through the LFTs and
-/// the entries the switches hold.
-std::vector<Path> fresh_paths(const TreeFabric& t, const ReplaySession& s, std::uint64_t id) {
-  TraceOptions opts;
-  opts.override_port = s.forwarding();
-  std::vector<Path> out;
-  for (const Flow& fl : s.job(id).flows) {
-    Trace tr = trace(t.subnet.fabric, t.lfts, fl.src, fl.dst, opts);
-    EXPECT_TRUE(tr.ok()) << "job " << id << ": " << tr.error;
-    out.push_back(std::move(tr.path));
-  }
-  return out;
 }
 
 /// Every running job's paths are what the fabric carries now, and the session's load is theirs.

@@ -269,6 +269,50 @@ TEST(Plots, Table2HasTheDeltasOfSeed002) {
   EXPECT_EQ(b[2], (std::vector<std::string>{"2 1 1 75 100 \"+75.0%\" \"+100.0%\" 2"}));
 }
 
+// DmodK, LFT-installed and flow-table-installed routes side by side: runs that differ only in the
+// install backend are one group of bars, DmodK once, each routing named with its backend.
+TEST(Plots, Table2GroupsTheInstallBackendsWithOneDmodkBar) {
+  const Scenario s = scenario(R"(name: backends
+topology:
+  xgft: "2;4,4;1,4"
+routing: sdn-volume
+install_backend: [flow_table, lft]
+pattern: [ring, 3dnn]
+workload:
+  jobs:
+    - {nodes: 8, start: 0, end: 100}
+)");
+  std::vector<RunRecord> recs = records(s);
+  recs[2].outcome->avg_pjml = 1.25;  // pattern=ring with the LFTs
+  const PlotSet set = make_plots(s, recs);
+  const auto b = blocks(find(set, "table2.dat")->text);
+  ASSERT_EQ(b.size(), 3u) << "blocks: dmodk, sdn-volume (flow_table), sdn-volume (lft)";
+  EXPECT_EQ(b[0].size(), 2u) << "one DmodK bar per pattern";
+  EXPECT_EQ(b[1].size(), 2u);
+  EXPECT_EQ(b[2].size(), 2u);
+  EXPECT_EQ(b[2][0].substr(0, 7), "2 1.25 ") << "the ring group: DmodK at 0, table at 1, lft at 2";
+  const std::string& gp = find(set, "table2.gp")->text;
+  EXPECT_NE(gp.find("title \"sdn-volume (lft)\""), std::string::npos) << gp;
+  EXPECT_NE(gp.find("title \"sdn-volume (flow_table)\""), std::string::npos) << gp;
+  EXPECT_NE(find(set, "table2.md")->text.find("| sdn-volume (lft) | DmodK |"), std::string::npos);
+}
+
+TEST(RunNames, TheBackendNamesARoutingThatRunsTheController) {
+  ScenarioRun r;
+  r.routing = "sdn-volume";
+  r.label = "routing=sdn-volume install_backend=lft pattern=3dnn";
+  r.install_backend = InstallBackend::kLft;
+  EXPECT_EQ(routing_name(r), "sdn-volume (lft)");
+  EXPECT_EQ(case_label(r), "pattern=3dnn");
+  r.install_backend = InstallBackend::kAuto;
+  EXPECT_EQ(routing_name(r), "sdn-volume");
+  r.install_backend = InstallBackend::kFlowTable;
+  for (const std::string plain : {"dmodk", "adaptive"}) {
+    r.routing = plain;
+    EXPECT_EQ(routing_name(r), plain);
+  }
+}
+
 TEST(Plots, LinkBoxesShowDmodkOnceForRunsThatDifferOnlyInRouting) {
   const Scenario s = scenario();
   const PlotSet set = make_plots(s, records(s));

@@ -69,6 +69,7 @@ routing: sdn-greedy
 table_capacity: 512
 flow_level: slid-dlid-sl
 load_guard: false
+install_backend: lft
 model: static
 pattern: 3dnn
 workload:
@@ -106,6 +107,7 @@ TEST(Scenario, FullExample_LoadsEveryValue) {
   EXPECT_EQ(r.table_capacity, 512u);
   EXPECT_EQ(r.flow_level, FlowDefinitionLevel::kSlidDlidSl);
   EXPECT_FALSE(r.load_guard);
+  EXPECT_EQ(r.install_backend, InstallBackend::kLft);
   EXPECT_EQ(r.model, SimulationModel::kStatic);
   EXPECT_FALSE(r.pattern.dynamic);
   EXPECT_EQ(r.pattern.spec.name, "3dnn");
@@ -134,6 +136,24 @@ TEST(Scenario, FullExample_LoadsEveryValue) {
   EXPECT_DOUBLE_EQ(spec.gbps, 200.5);
 }
 
+TEST(Scenario, InstallBackend_SweepsBesideTheRouting) {
+  const ScenarioFiles files;
+  const Scenario s = parse(R"(name: backends
+topology: {xgft: "2;4,4;1,4"}
+routing: [dmodk, sdn-volume]
+install_backend: [flow_table, lft]
+pattern: random4
+workload: {jobs: [{nodes: 16, start: 0, end: 10}]}
+)",
+                           files.dir());
+  const std::vector<ScenarioRun> runs = expand(s);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[1].label, "routing=dmodk install_backend=lft");
+  EXPECT_EQ(runs[2].routing, "sdn-volume");
+  EXPECT_EQ(runs[2].install_backend, InstallBackend::kFlowTable);
+  EXPECT_EQ(runs[3].install_backend, InstallBackend::kLft);
+}
+
 TEST(Scenario, OmittedKeys_TakeTheDocumentedDefaults) {
   const ScenarioFiles files;
   const Scenario s = parse(R"(name: minimal
@@ -154,6 +174,7 @@ workload: {synthetic: {preset: thunder, jobs: 100}}
   EXPECT_EQ(r.table_capacity, 4096u);
   EXPECT_EQ(r.flow_level, FlowDefinitionLevel::kSlidDlid);
   EXPECT_TRUE(r.load_guard);
+  EXPECT_EQ(r.install_backend, InstallBackend::kAuto);
   EXPECT_EQ(r.model, SimulationModel::kStatic);
   ASSERT_TRUE(std::holds_alternative<SyntheticWorkload>(r.workload));
   const auto& w = std::get<SyntheticWorkload>(r.workload);
@@ -489,6 +510,19 @@ INSTANTIATE_TEST_SUITE_P(
                     "flow_level: 'slid' is not one of dlid, slid-dlid"},
         BadScenario{"LoadGuardNotABoolean", std::string(kBase) + "load_guard: on\n", 6, 13,
                     "load_guard: expected true or false, got 'on'"},
+        BadScenario{"InstallBackendUnknown", std::string(kBase) + "install_backend: lfts\n", 6, 18,
+                    "install_backend: 'lfts' is not one of auto, flow_table, lft"},
+        BadScenario{"InstallBackendDryRun",
+                    std::string(kBase) + "install_backend: [lft, dry_run]\n", 6, 24,
+                    "install_backend: 'dry_run' installs nothing, so the jobs would keep the "
+                    "LFTs' routes: that is routing dmodk"},
+        BadScenario{"InstallBackendLftOnADragonfly",
+                    base_with(2, "topology: {dragonfly: {p: 2, a: 4, h: 2, g: 9}}") +
+                        "install_backend: [flow_table, lft]\n",
+                    6, 31,
+                    "install_backend: lft needs a fat-tree (LFT entries are written only where "
+                    "every route stays a shortest up*/down* path), and a dragonfly is not one "
+                    "(run 2 of 2: install_backend=lft)"},
         BadScenario{"ModelUnknown", std::string(kBase) + "model: packet\n", 6, 8,
                     "model: 'packet' is not one of static"},
         BadScenario{"PresetUnknown",
@@ -645,6 +679,7 @@ topology:
 name: hashed
 seed: 1
 flow_level: slid-dlid
+install_backend: auto
 )",
                            files.dir());
   EXPECT_EQ(a.hash_text(), b.hash_text()) << a.canonical_json() << "\n" << b.canonical_json();
@@ -661,6 +696,8 @@ TEST(ScenarioHash, AnyValueChange_ChangesTheHash) {
       {"pattern: 3dnn", "pattern: dynamic"},
       {"cpus_per_node: 4", "cpus_per_node: 8"},
       {"2;4,4;1,4", "2;4,4;1,2"},
+      {"table_capacity: 64", "table_capacity: 64\ninstall_backend: lft"},
+      {"table_capacity: 64", "table_capacity: 64\ninstall_backend: flow_table"},
   };
   std::set<std::string> seen = {base};
   for (const auto& [from, to] : changes) {

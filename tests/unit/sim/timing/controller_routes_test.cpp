@@ -88,6 +88,36 @@ TEST(ControllerRoutes, PairsBelowTheElephantThresholdKeepTheFabricsPaths) {
   }
 }
 
+// The install backend (ReplayOptions::install_backend): hosts 0, 1 and 2 of leaf 0 send to 4, 8
+// and 12, all on one up-link under DmodK; separating them takes two entries at leaf 0. A flow
+// table of one entry leaves two messages sharing the link; the LFT has a slot for every DLID.
+TEST(ControllerRoutes, TheJobsMessagesTakeTheRoutesOfTheInstallBackend) {
+  const Tree t;
+  TimingJob j;
+  j.id = 7;
+  j.nodes = t.subnet.fabric.hcas();
+  TimingPhase p;
+  p.name = "three";
+  p.messages = {{0, 4, kSize}, {1, 8, kSize}, {2, 12, kSize}};
+  j.phases.push_back(p);
+  const std::vector<TimingJob> jobs = {j};
+  const auto end_with = [&](InstallBackend backend, std::uint32_t capacity) {
+    ReplayOptions o = options("sdn-optimal");
+    o.install_backend = backend;
+    o.table_capacity = capacity;
+    const auto routes = controller_routes(t.subnet, t.lfts, o);
+    const TimingResult r = simulate_timing(t.subnet.fabric, jobs, *routes);
+    // One flow stays on the default route for want of room: the controller says degraded.
+    EXPECT_EQ(r.jobs[0].status, backend == InstallBackend::kFlowTable ? "degraded" : "ok");
+    return r.jobs[0].end;
+  };
+  const auto lft = lft_routes(t.subnet.fabric, t.lfts);
+  expect_time(simulate_timing(t.subnet.fabric, jobs, *lft).jobs[0].end, 3 * kSize / kBandwidth);
+  expect_time(end_with(InstallBackend::kFlowTable, 1), 2 * kSize / kBandwidth);
+  expect_time(end_with(InstallBackend::kLft, 1), kSize / kBandwidth);
+  expect_time(end_with(InstallBackend::kAuto, 4096), kSize / kBandwidth);
+}
+
 TEST(ControllerRoutes, TheNextJobStartsAfterTheControllerEndedThePrevious) {
   const Tree t;
   std::vector<TimingJob> jobs = colliding(t);
