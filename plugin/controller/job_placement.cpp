@@ -442,7 +442,9 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
             std::string(kVolumeAlgorithm) +
             " did not finish within half of job_start_timeout_ms (" +
             std::to_string(config_.job_start_timeout_ms) + " ms): " + pick.name +
-            " routed the job, and the load guard holds it to the default routes in bytes");
+            " routed the job" +
+            (config_.load_guard ? ", and the load guard holds it to the default routes in bytes"
+                                : ""));
       }
     } catch (const DeadlineExceeded&) {
       throw;
