@@ -148,6 +148,26 @@ std::string skipped_pairs_text(const Fields& r) {
   return matrix_summary(m.uint("pairs"), skipped);
 }
 
+// Why a job has its algorithm (the responses' "algorithm_reason"), in words; a reason this client
+// does not know reads as it is.
+std::string algorithm_reason_text(const std::string& reason) {
+  if (reason == "request") return "named by the job's notice";
+  if (reason == "configuration") return "the configuration's algorithms";
+  if (reason == "volumes") return "default for flows whose byte volumes differ";
+  if (reason == "unit") return "default for flows of equal (or no) byte volumes";
+  if (reason == "volumes_timeout")
+    return "default for differing byte volumes; sdn-volume ran out of time";
+  if (reason == "fallback") return "the notice's algorithm cannot route this fabric";
+  return reason;
+}
+
+// The algorithm, with its reason in brackets when the response gives one.
+std::string algorithm_text(const Fields& r, bool words) {
+  if (!r.has("algorithm_reason")) return r.str("algorithm");
+  const std::string reason = r.str("algorithm_reason");
+  return r.str("algorithm") + " (" + (words ? algorithm_reason_text(reason) : reason) + ")";
+}
+
 }  // namespace
 
 std::string format_pong(const json& response) {
@@ -164,7 +184,7 @@ std::string format_ready(const json& response) {
   const Fields timings(r.need("timings_ms"), "/timings_ms");
   std::string out = "job " + std::to_string(r.uint("job")) + " ready\n";
   TextTable t({Align::kLeft, Align::kLeft});
-  t.add_row({"algorithm:", r.str("algorithm")});
+  t.add_row({"algorithm:", algorithm_text(r, true)});
   t.add_row({"flows:", std::to_string(r.uint("flows")) + ", " +
                            std::to_string(r.uint("flows_on_default")) +
                            " on the default (LFT) route"});
@@ -200,6 +220,10 @@ std::string format_ready(const json& response) {
   t.add_row({"max link time:", decimal(r.number("max_link_ms")) +
                                    " ms for its bytes (lower bound " +
                                    decimal(r.number("bound_ms")) + " ms)"});
+  if (r.has("guard_measure")) {
+    t.add_row(
+        {"load guard:", "compares " + r.str("guard_measure") + " against the default routes"});
+  }
   t.add_row({"degraded:", r.boolean("degraded") ? "yes" : "no"});
   for (const std::string& w : r.strings("warnings")) t.add_row({"warning:", w});
   t.add_row({"time:", "route " + decimal(timings.number("route")) + " ms, compile " +
@@ -220,7 +244,7 @@ std::string format_jobs(const json& response) {
   for (const Fields& j : r.objects("jobs")) {
     const std::string phase = j.str("phase");
     t.add_row({std::to_string(j.uint("job")), j.str("user"), std::to_string(j.uint("nodes")),
-               j.str("pattern"), j.str("algorithm"), phase.empty() ? "-" : phase,
+               j.str("pattern"), algorithm_text(j, false), phase.empty() ? "-" : phase,
                std::to_string(j.uint("entries")), utc_time(j.sint("started_unix_ms")),
                j.boolean("degraded") ? "yes" : "no"});
     if (const std::string skipped = skipped_pairs_text(j); !skipped.empty()) {

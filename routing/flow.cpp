@@ -17,6 +17,13 @@ void set_weights(std::vector<Flow>& flows) {
   }
 }
 
+bool volumes_differ(std::span<const Flow> flows) {
+  if (flows.empty()) return false;
+  const double first = flow_volume(flows.front());
+  return std::any_of(flows.begin(), flows.end(),
+                     [first](const Flow& f) { return flow_volume(f) != first; });
+}
+
 std::uint32_t node_load(const std::vector<Flow>& flows) {
   std::unordered_map<NodeIdx, std::uint32_t> out;
   std::unordered_map<NodeIdx, std::uint32_t> in;

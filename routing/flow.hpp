@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "routing/ids.hpp"
@@ -29,6 +30,11 @@ using Path = std::vector<LinkId>;
 [[nodiscard]] inline double flow_volume(const Flow& f) {
   return f.bytes > 0 ? static_cast<double>(f.bytes) : 1.0;
 }
+
+/// Whether the flows' volumes (flow_volume) are not all the same: then balancing flows is not
+/// balancing bytes. A pattern's flows carry its `bytes=` per rank flow (1 MiB by default), so only
+/// merged rank flows (several ranks per node) or a traffic matrix make them differ.
+[[nodiscard]] bool volumes_differ(std::span<const Flow> flows);
 
 /// Sets every flow's weight to min(1/s_out, 1/d_in), counting distinct flows per node.
 void set_weights(std::vector<Flow>& flows);

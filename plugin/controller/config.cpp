@@ -94,10 +94,18 @@ void parse_switch_key(const YamlReader& r, const YAML::Node& n, Config& c) {
 
 std::string parse_algorithm(const YamlReader& r, const YAML::Node& n, const std::string& key) {
   std::string name = r.string(n, "algorithms." + key);
+  if (name == kAutoAlgorithm) {
+    // Its volume-aware choice, sdn-volume, routes fat-trees only.
+    if (key != "fat_tree") {
+      r.fail(n, "algorithms." + key + ": auto is for fat_tree only; name an algorithm");
+    }
+    return name;
+  }
   try {
     (void)make_algorithm(name);
   } catch (const std::invalid_argument& e) {
-    r.fail(n, "algorithms." + key + ": " + e.what());
+    r.fail(n, "algorithms." + key + ": " + e.what() +
+                  (key == "fat_tree" ? "; or auto, the default" : ""));
   }
   return name;
 }

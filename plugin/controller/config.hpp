@@ -28,12 +28,18 @@ std::string_view to_string(LogLevel level);
 
 class Fabric;  // routing/fabric.hpp
 
+/// algorithms.fat_tree's default, which no algorithm is named: the controller chooses per job by
+/// its traffic (algorithm_pick.hpp): sdn-volume when its flows' byte volumes differ, sdn-optimal
+/// otherwise.
+inline constexpr std::string_view kAutoAlgorithm = "auto";
+
 /// Which routing algorithm (a routing/algorithms.def name) serves a job, by recognised topology.
 struct AlgorithmChoice {
-  std::string fat_tree = "sdn-optimal";
+  std::string fat_tree{kAutoAlgorithm};
   std::string dragonfly = "df-global-adaptive";
   std::string other = "minhop";
-  /// The algorithm for a job on `f` that names none, by the layout recognised on `f`.
+  /// The algorithm for a job on `f` that names none, by the layout recognised on `f`: a name, or
+  /// kAutoAlgorithm (pick_algorithm() resolves it).
   [[nodiscard]] const std::string& for_fabric(const Fabric& f) const;
 };
 

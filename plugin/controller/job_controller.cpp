@@ -194,6 +194,7 @@ void JobController::publish() {
     s.nodes = j.request.nodes.size();
     s.pattern = j.adopted ? "unknown" : traffic_text(j.request.traffic);
     s.algorithm = j.algorithm;
+    s.algorithm_reason = j.ready.algorithm_reason;
     s.phase = j.phase;
     for (const auto& [g, e] : j.entries) {
       s.entries += e.size();
@@ -233,10 +234,6 @@ void JobController::publish() {
 }
 
 // ---- Helpers ------------------------------------------------------------------------------
-
-std::string JobController::choose_algorithm() const {
-  return config_.algorithms.for_fabric(fabric_->subnet.fabric);
-}
 
 const Traffic& JobController::current_traffic(const Job& j) const {
   if (!j.phase.empty()) {

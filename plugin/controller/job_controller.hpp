@@ -32,6 +32,7 @@
 // change as an immutable ControllerView, which other threads read (controller_view.hpp).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -223,7 +224,6 @@ class JobController {
   /// whose traffic no longer takes its recorded paths. With `accept_unknown`, a job without
   /// recorded paths (reloaded from the store) takes what it finds when that is deliverable.
   void reconcile(std::optional<OrderKey> after, bool accept_unknown);
-  std::string choose_algorithm() const;
   /// Jobs by OrderKey.
   std::vector<std::pair<JobId, Job*>> ordered_jobs();
   /// Entries of every job but `except` at each switch, by node.
@@ -260,8 +260,17 @@ class JobController {
   void keep_lft_overrides();
 
   // The load guard (job_guard.cpp).
-  /// The fabric's load against the default routes' for the routed jobs (not the adopted ones).
-  LoadGap load_gap();
+  /// The routed jobs' load (not the adopted ones'), by the measure each is guarded in
+  /// (GuardMeasure as index): as the switches carry them, and on their default routes.
+  struct GuardLoads {
+    std::array<LinkLoad, 2> sdn;
+    std::array<LinkLoad, 2> lft;
+  };
+  GuardLoads guard_loads();
+  /// The gap in `m` between the two loads.
+  LoadGap load_gap(const GuardLoads& loads, GuardMeasure m) const;
+  /// The first measure's gap with links above the default routes', else the gap in flows.
+  LoadGap load_gap(const GuardLoads& loads) const;
   /// Fills j.lft when the flows changed or the fabric did.
   void ensure_lft_paths(Job& j) const;
   /// Brings the SWML back under the default routes' when a change raised it above (see the file's

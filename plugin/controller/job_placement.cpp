@@ -9,6 +9,7 @@
 
 #include "common/quote_for_message.hpp"
 #include "flowtable/guid_text.hpp"
+#include "plugin/controller/algorithm_pick.hpp"
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/controller/job_text.hpp"
 #include "plugin/controller/path_signature.hpp"
@@ -121,10 +122,18 @@ json JobController::ready_answer(const Job& j) const {
 json JobController::job_start(const JobStartRequest& r) {
   const auto started = Clock::now();
   if (r.algorithm) {
+    std::unique_ptr<RoutingAlgorithm> alg;
     try {
-      (void)make_algorithm(*r.algorithm);
+      alg = make_algorithm(*r.algorithm);
     } catch (const std::invalid_argument& e) {
       throw NoticeFailure(ErrorCode::kInvalid, std::string("at /algorithm: ") + e.what(),
+                          "/algorithm");
+    }
+    // Refused here rather than replaced: the configuration's choice stands in only for a running
+    // job whose fabric was recabled (pick_algorithm).
+    if (const std::string why = alg->unsupported_reason(fabric_->subnet.fabric); !why.empty()) {
+      throw NoticeFailure(ErrorCode::kUnroutable,
+                          "at /algorithm: " + *r.algorithm + " cannot route this fabric: " + why,
                           "/algorithm");
     }
   }
@@ -149,7 +158,6 @@ json JobController::job_start(const JobStartRequest& r) {
   Job j;
   j.request = r;
   j.owner_uid = r.uid ? r.uid : uid_of_user(r.user);
-  j.algorithm = r.algorithm ? *r.algorithm : choose_algorithm();
   j.started_unix_ms = unix_ms_now();
   j.start_seq = ++start_seq_;
   j.nodes = resolve_hosts(fabric_->subnet, *hca_names_, hosts_ ? &*hosts_ : nullptr, r.nodes);
@@ -265,15 +273,6 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
                                         bool no_entries, const Deadline& deadline) {
   const Fabric& f = fabric_->subnet.fabric;
   const LftSet& lfts = fabric_->lfts;
-  std::unique_ptr<RoutingAlgorithm> alg;
-  try {
-    alg = make_algorithm(j.algorithm);
-  } catch (const std::exception& e) {
-    throw NoticeFailure(ErrorCode::kUnroutable, e.what(), "/algorithm");
-  }
-  if (const std::string why = alg->unsupported_reason(f); !why.empty()) {
-    throw NoticeFailure(ErrorCode::kUnroutable, j.algorithm + " cannot route this fabric: " + why);
-  }
   const auto route_start = Clock::now();
   Plan p;
   JobTraffic traffic =
@@ -285,6 +284,20 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   p.off_path.assign(n, OffPath::kNone);
   p.shared_with.assign(n, JobId(0));
   deadline.check("building the job's flows");
+
+  // The algorithm depends on the flows when the configuration leaves it to the traffic (auto).
+  AlgorithmPick pick = pick_algorithm(config_.algorithms, f, j.request.algorithm, p.flows);
+  std::unique_ptr<RoutingAlgorithm> alg;
+  try {
+    alg = make_algorithm(pick.name);
+  } catch (const std::exception& e) {
+    throw NoticeFailure(ErrorCode::kUnroutable, e.what(), "/algorithm");
+  }
+  if (const std::string why = alg->unsupported_reason(f); !why.empty()) {
+    throw NoticeFailure(ErrorCode::kUnroutable, pick.name + " cannot route this fabric: " + why);
+  }
+  const GuardMeasure measure = guard_measure(p.flows);
+  if (config_.load_guard) p.ready.guard_measure = std::string(to_string(measure));
 
   // Only other jobs' flows toward this job's destinations, and their entries that can match
   // those DLIDs, can meet this job's packets or entries below (host pairs, destination-wide
@@ -335,7 +348,8 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
           std::to_string(free_flows.size()) +
           " flow(s) keep their default routes (load_guard): routed on top of the running jobs, "
           "they raised the fabric's busiest link above what the default routes give the same "
-          "jobs");
+          "jobs, in " +
+          std::string(to_string(measure)));
     }
     free_flows.clear();
   }
@@ -405,20 +419,45 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   std::vector<Path> routed;
   {
     LoadLifted lifted(*net_, id);
+    const bool any_lft = std::find(in_lft.begin(), in_lft.end(), true) != in_lft.end();
+    // auto's sdn-volume costs up to hundreds of times sdn-optimal's time on large jobs
+    // (docs/routing.md, "The default routing"): it gets half the time left, so that sdn-optimal
+    // can still route the job when it runs out.
+    const bool hedged = pick.reason == AlgorithmReason::kVolumes;
     try {
       RouteRequest req{f, to_route, &net_->load(), false, id.value()};
       req.deadline = deadline;
+      if (const auto left = deadline.remaining(); hedged && left) {
+        req.deadline = Deadline(Clock::now() + *left / 2, &cancel_);
+      }
       // An LFT holds one port per destination: ask for such routes where the algorithm can give
       // them (the others' conflicting flows are left on default routes by the compiler).
-      req.per_destination = alg->honours_per_destination() &&
-                            std::find(in_lft.begin(), in_lft.end(), true) != in_lft.end();
-      routed = alg->route(req);
+      req.per_destination = alg->honours_per_destination() && any_lft;
+      try {
+        routed = alg->route(req);
+      } catch (const DeadlineExceeded&) {
+        if (!hedged || deadline.expired()) throw;
+        pick = AlgorithmPick{std::string(kUnitAlgorithm), AlgorithmReason::kVolumesTimeout};
+        alg = make_algorithm(pick.name);
+        req.deadline = deadline;
+        req.per_destination = alg->honours_per_destination() && any_lft;
+        routed = alg->route(req);
+        p.ready.warnings.push_back(
+            std::string(kVolumeAlgorithm) +
+            " did not finish within half of job_start_timeout_ms (" +
+            std::to_string(config_.job_start_timeout_ms) + " ms): " + pick.name +
+            " routed the job" +
+            (config_.load_guard ? ", and the load guard holds it to the default routes in bytes"
+                                : ""));
+      }
     } catch (const DeadlineExceeded&) {
       throw;
     } catch (const std::exception& e) {
-      throw NoticeFailure(ErrorCode::kUnroutable, j.algorithm + ": " + e.what());
+      throw NoticeFailure(ErrorCode::kUnroutable, pick.name + ": " + e.what());
     }
   }
+  p.ready.algorithm = pick.name;
+  p.ready.algorithm_reason = std::string(to_string(pick.reason));
   TraceOptions foreign_trace;
   foreign_trace.override_port = flow_table_override_of(foreign);
   std::vector<Path> chosen(n);
@@ -514,7 +553,6 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   p.ready.compile_ms = ms_since(compile_start);
 
   p.ready.job = id;
-  p.ready.algorithm = j.algorithm;
   p.ready.flows = n;
   p.ready.matrix = matrix_counts(current_traffic(j));
   p.ready.flows_on_default = on_lft;
@@ -577,6 +615,7 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
       }
       const auto install_start = Clock::now();
       Job next = j;
+      next.algorithm = p.ready.algorithm;
       next.entries = p.entries;
       next.lft_switches = p.lft_switches;
       persist(id, next);  // the intent first: a crash mid-install is repaired by the next audit
@@ -630,6 +669,7 @@ void JobController::place(JobId id, Job& j, Deadline deadline) {
   }
 
   // Committed: the job's new load replaces the old.
+  j.algorithm = p.ready.algorithm;
   {
     LoadLifted lifted(*net_, id);
     net_->restore_job(NetworkState::Job{id, j.algorithm, p.flows, p.effective,

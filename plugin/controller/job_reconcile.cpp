@@ -4,10 +4,10 @@
 #include <exception>
 #include <optional>
 
+#include "plugin/controller/algorithm_pick.hpp"
 #include "plugin/controller/job_controller.hpp"
 #include "plugin/controller/job_text.hpp"
 #include "plugin/controller/path_signature.hpp"
-#include "routing/algorithm.hpp"
 #include "routing/flow_compiler.hpp"
 #include "routing/route_quality.hpp"
 
@@ -93,17 +93,17 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
     }
     // Its traffic moved or broke: route it again on what the fabric is now. A fat-tree that loses
     // cables stays a fat-tree and keeps its algorithm; a fabric recabled into another topology
-    // may no longer be what the job's algorithm needs: then the configured one takes over. Its
-    // entries change either way (re-placed, or withdrawn).
+    // may no longer be what the algorithm its notice named needs: then the configured one takes
+    // over (pick_algorithm). Its entries change either way (re-placed, or withdrawn).
     tables.reset();
     try {
-      const std::string fitting = choose_algorithm();
-      if (j.algorithm != fitting && !make_algorithm(j.algorithm)->unsupported_reason(f).empty()) {
-        log(LogLevel::kWarn, job_text(id) + ": " + j.algorithm +
-                                 " cannot route the fabric any more; using " + fitting);
-        j.algorithm = fitting;
-      }
+      const std::string before = j.algorithm;
       place(id, j, deadline_from(Clock::now()));
+      if (j.ready.algorithm_reason == to_string(AlgorithmReason::kFallback) &&
+          j.algorithm != before) {
+        log(LogLevel::kWarn, job_text(id) + ": " + *j.request.algorithm +
+                                 " cannot route the fabric any more; using " + j.algorithm);
+      }
       ++counters_["reroutes"];
       log(LogLevel::kInfo, job_text(id) + " re-routed " + occasion +
                                (why.empty() ? "" : " (" + why + ")") + ": L_D " +

@@ -37,6 +37,8 @@ json ready_response(const JobReady& r) {
   json j = ok_response();
   j["job"] = r.job.value();
   j["algorithm"] = r.algorithm;
+  if (!r.algorithm_reason.empty()) j["algorithm_reason"] = r.algorithm_reason;
+  if (!r.guard_measure.empty()) j["guard_measure"] = r.guard_measure;
   j["flows"] = r.flows;
   j["flows_on_default"] = r.flows_on_default;
   j["entries"] = r.entries;
@@ -76,6 +78,7 @@ json jobs_response(std::span<const JobSummary> jobs) {
                 {"entries", s.entries},     {"started_unix_ms", s.started_unix_ms},
                 {"degraded", s.degraded}};
     if (s.matrix) job["matrix"] = matrix_json(*s.matrix);
+    if (!s.algorithm_reason.empty()) job["algorithm_reason"] = s.algorithm_reason;
     if (!s.backend.empty()) {
       job["backend"] = s.backend;
       job["lft_entries"] = s.lft_entries;

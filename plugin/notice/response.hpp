@@ -37,6 +37,13 @@ struct MatrixCounts {
 struct JobReady {
   JobId job;
   std::string algorithm;
+  /// Why the job has that algorithm: request, configuration, volumes, unit or fallback
+  /// (docs/notice-protocol.md); empty: not known (a job reloaded from the store and not routed
+  /// again since).
+  std::string algorithm_reason{};
+  /// What the load guard compares the job's routes in: "bytes" (its flows' byte volumes differ)
+  /// or "flows" (seed 002's weights); empty when the guard is off.
+  std::string guard_measure{};
   std::uint64_t flows = 0;             // fabric flows of the job
   std::uint64_t flows_on_default = 0;  // of which needed no entry: the LFT route was chosen
   std::uint64_t entries = 0;           // flow entries installed over all switches
@@ -80,6 +87,7 @@ struct JobSummary {
   std::optional<MatrixCounts> matrix;  // the traffic `pattern` names, when it is a matrix
   std::uint64_t lft_entries = 0;       // of `entries`, those written into switches' LFTs
   std::string backend{};               // the install backend in force for the job (empty: unknown)
+  std::string algorithm_reason{};      // as JobReady's; empty: not known
 };
 nlohmann::json jobs_response(std::span<const JobSummary> jobs);
 

@@ -99,7 +99,8 @@ void run(const PathsOptions& o) {
   }
   if (o.ranks_per_node != 0) config.ranks_per_node = o.ranks_per_node;
   config.mapping = parse_mapping(o.mapping);
-  if (config.routing != "dmodk" && !is_algorithm(config.routing)) {
+  if (config.routing != "dmodk" && config.routing != kAutoAlgorithm &&
+      !is_algorithm(config.routing)) {
     throw InputError("--routing '" + config.routing + "': no such algorithm (ibsdn-sim list)");
   }
   const std::vector<PathsJob> jobs = make_paths_jobs(r.subnet, specs, config);
@@ -164,8 +165,9 @@ void add_paths_command(CLI::App& app) {
       ->required();
   cmd->add_option("--routing", o->routing,
                   "algorithm of the jobs without algorithm= (default: the controller's for the "
-                  "fabric: sdn-optimal on a fat-tree, df-global-adaptive on a dragonfly, minhop "
-                  "otherwise); dmodk: no controller, the LFTs alone");
+                  "fabric: auto on a fat-tree, sdn-volume or sdn-optimal by each job's traffic, "
+                  "df-global-adaptive on a dragonfly, minhop otherwise); dmodk: no controller, "
+                  "the LFTs alone");
   cmd->add_option("--table-capacity", o->table_capacity, "flow entries per switch")
       ->default_val(4096)
       ->check(CLI::Range(std::uint32_t{1}, static_cast<std::uint32_t>(kMaxTableCapacity)));

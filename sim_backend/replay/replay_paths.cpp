@@ -184,7 +184,8 @@ std::vector<PathsJob> make_paths_jobs(const Subnet& subnet, std::span<const Path
       out.job.algorithm = spec.algorithm;
     }
     out.algorithm = spec.algorithm.empty() ? config.routing : spec.algorithm;
-    if (config.routing != "dmodk") {
+    // With auto the controller chooses by the job's flows; it can route every fat-tree.
+    if (config.routing != "dmodk" && out.algorithm != kAutoAlgorithm) {
       // The controller would refuse the job (and the fabric carry it on the LFTs): say so now.
       if (const std::string why = make_algorithm(out.algorithm)->unsupported_reason(subnet.fabric);
           !why.empty()) {
@@ -244,6 +245,7 @@ std::vector<JobPathsResult> replay_paths(const Subnet& subnet, const LftSet& lft
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     out[i].job = jobs[i];
     out[i].replayed = result.jobs[i];
+    if (!out[i].replayed.algorithm.empty()) out[i].job.algorithm = out[i].replayed.algorithm;
     if (out[i].flows.is_null()) out[i].flows = nlohmann::json::array();
   }
   return out;

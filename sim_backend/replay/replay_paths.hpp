@@ -44,7 +44,8 @@ struct PathsJob {
   ReplayJob job;
   std::vector<std::string> hosts;  // as given, in rank order
   std::string pattern;             // canonical pattern text
-  std::string algorithm;           // the job's own, else the replay's routing
+  std::string algorithm;           // the job's own, else the replay's routing; once replayed,
+                                   // the controller's choice (auto: by the job's traffic)
 };
 
 /// The jobs of `specs` on `subnet`, checked as the controller would check their job_start (hosts

@@ -68,11 +68,12 @@ ReplaySession::ReplaySession(const Subnet& subnet, const LftSet& lfts, const Rep
       lfts_(lfts),
       options_(options),
       load_(subnet.fabric),
+      guard_loads_{LinkLoad(subnet.fabric), LinkLoad(subnet.fabric)},
       seen_(subnet.fabric.num_nodes(), false) {
   if (options.routing == "dmodk") return;
-  if (!is_algorithm(options.routing)) {
+  if (options.routing != kAutoAlgorithm && !is_algorithm(options.routing)) {
     throw std::invalid_argument("routing '" + options.routing +
-                                "': no such algorithm (dmodk, or one of the controller's)");
+                                "': no such algorithm (dmodk, auto, or one of the controller's)");
   }
   if (options.install_backend == InstallBackend::kDryRun) {
     throw std::invalid_argument(
@@ -141,7 +142,11 @@ const SessionJob& ReplaySession::start_job(const ReplayJob& j) {
     req.job = JobId(j.id);
     req.user = "replay";
     req.uid = plugin::Caller{}.uid;  // the caller's, as the scheduler hook sends the job's owner
-    req.algorithm = j.algorithm.empty() ? options_.routing : j.algorithm;
+    if (!j.algorithm.empty()) {
+      req.algorithm = j.algorithm;
+    } else if (options_.routing != kAutoAlgorithm) {
+      req.algorithm = options_.routing;
+    }
     req.traffic = j.traffic;
     req.ranks_per_node = options_.ranks_per_node;
     req.mapping = options_.mapping;
@@ -152,6 +157,7 @@ const SessionJob& ReplaySession::start_job(const ReplayJob& j) {
           "refused: " + (a.contains("error") ? a["error"].value("message", a.dump()) : a.dump());
     } else {
       s.entries = a.value("entries", std::uint64_t{0});
+      s.algorithm = a.value("algorithm", std::string());
       if (a.value("degraded", false)) s.status = "degraded";
     }
   }
@@ -245,6 +251,7 @@ void ReplaySession::trace_job(Running& r) {
   s.paths.clear();
   s.paths.reserve(s.flows.size());
   std::vector<LinkId> links;
+  LinkLoad& guarded = guard_loads_[static_cast<std::size_t>(plugin::guard_measure(s.flows))];
   for (const Flow& fl : s.flows) {
     Trace t = trace(f, lfts_, fl.src, fl.dst, opts);
     if (!t.ok()) {
@@ -252,6 +259,7 @@ void ReplaySession::trace_job(Running& r) {
                                f.node(fl.dst).name + " is not delivered: " + t.error);
     }
     load_.add(t.path, fl);
+    guarded.add(t.path, fl);
     links.insert(links.end(), t.path.begin(), t.path.end());
     s.paths.push_back(std::move(t.path));
   }
@@ -266,7 +274,11 @@ void ReplaySession::trace_job(Running& r) {
 }
 
 void ReplaySession::unload(const SessionJob& j) {
-  for (std::size_t i = 0; i < j.flows.size(); ++i) load_.remove(j.paths[i], j.flows[i]);
+  LinkLoad& guarded = guard_loads_[static_cast<std::size_t>(plugin::guard_measure(j.flows))];
+  for (std::size_t i = 0; i < j.flows.size(); ++i) {
+    load_.remove(j.paths[i], j.flows[i]);
+    guarded.remove(j.paths[i], j.flows[i]);
+  }
 }
 
 // The controller re-routes jobs whose traffic another job's change moved: their views change,

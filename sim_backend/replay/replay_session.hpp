@@ -36,6 +36,7 @@
 //   start_job()) stay valid until it ends, their paths change only as take_changed() reports.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -48,6 +49,7 @@
 
 #include "flowtable/install_backend.hpp"
 #include "flowtable/match.hpp"
+#include "plugin/controller/load_guard.hpp"
 #include "plugin/notice/request.hpp"
 #include "routing/lft.hpp"
 #include "routing/link_load.hpp"
@@ -75,7 +77,9 @@ struct ReplayJob {
 
 /// How the fabric routes jobs: the controller's configuration and how ranks become flows.
 struct ReplayOptions {
-  /// "dmodk": the LFTs alone; otherwise an algorithm the controller knows (sdn-greedy, ...).
+  /// "dmodk": the LFTs alone; "auto": the controller's default (the notices name no algorithm:
+  /// on fat-trees sdn-volume or sdn-optimal by each job's traffic); otherwise an algorithm the
+  /// controller knows (sdn-greedy, ...).
   std::string routing = "dmodk";
   std::uint32_t table_capacity = 4096;
   /// What a flow entry matches (the controller's flow_definition_level).
@@ -105,6 +109,7 @@ struct SessionJob {
   std::vector<Flow> flows;    // host-pair flows
   std::vector<Path> paths;    // per flow, as traced now
   std::vector<LinkId> links;  // every link its flows cross, once, ascending
+  std::string algorithm{};    // what the controller routed it with (empty: none did)
 };
 
 /// The controller's load guard so far (0 without a controller): jobs re-routed, moved to the
@@ -156,6 +161,12 @@ class ReplaySession {
 
   /// Every running job's static load per directed link (seed 002's weights, flows, volumes).
   [[nodiscard]] const LinkLoad& load() const { return load_; }
+  /// The load of the running jobs the controller's load guard compares in `m`
+  /// (plugin/controller/load_guard.hpp: bytes for jobs whose flows' volumes differ, seed 002's
+  /// weights for the others).
+  [[nodiscard]] const LinkLoad& guard_load(plugin::GuardMeasure m) const {
+    return guard_loads_[static_cast<std::size_t>(m)];
+  }
   /// The largest load (weight) on any link running job `id`'s flows cross.
   [[nodiscard]] double job_max_load(std::uint64_t id) const;
   /// The data plane: at a switch, the port of the flow entry a packet matches, else the port of
@@ -187,6 +198,7 @@ class ReplaySession {
   const LftSet& lfts_;
   ReplayOptions options_;
   LinkLoad load_;
+  std::array<LinkLoad, 2> guard_loads_;  // by plugin::GuardMeasure
   std::unique_ptr<Switchboard> board_;
   std::unique_ptr<ReplayLfts> lft_;
   std::unique_ptr<plugin::JobController> controller_;

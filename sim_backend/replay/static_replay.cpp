@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "plugin/controller/load_guard.hpp"
+
 namespace ibsdn {
 namespace {
 
@@ -88,6 +90,7 @@ ReplayResult replay_static(const Subnet& subnet, const LftSet& lfts,
       ReplayedJob& r = result.jobs[ev.job];
       r.status = s.status;
       r.entries = s.entries;
+      r.algorithm = s.algorithm;
       r.flows = s.flows.size();
       if (config.traced) config.traced(s.id, s.flows, s.paths);
       running.push_back(ev.job);
@@ -104,7 +107,10 @@ ReplayResult replay_static(const Subnet& subnet, const LftSet& lfts,
       r.pjml = std::max(r.pjml, session.job_max_load(r.id));
     }
     const double swml = session.load().max_weight();
-    result.swml.push_back({ev.time, swml, session.running_count()});
+    result.swml.push_back(
+        {ev.time, swml, session.running_count(),
+         session.guard_load(plugin::GuardMeasure::kFlows).max_weight(),
+         session.guard_load(plugin::GuardMeasure::kBytes).max_seconds(subnet.fabric)});
     result.max_swml = std::max(result.max_swml, swml);
     result.peak_entries = std::max(result.peak_entries, session.entries());
     result.peak_lft_entries = std::max(result.peak_lft_entries, session.lft_entries());

@@ -38,6 +38,11 @@ struct SwmlStep {
   double time = 0;
   double swml = 0;
   std::size_t active_jobs = 0;
+  /// What the controller's load guard compares (plugin/controller/load_guard.hpp): the SWML of
+  /// the jobs it measures in seed 002's weights, and the busiest link's time (seconds) for the
+  /// bytes of the jobs whose flows' volumes differ.
+  double guard_swml{};
+  double guard_seconds{};
 };
 
 struct ReplayedJob {
@@ -51,6 +56,7 @@ struct ReplayedJob {
   /// "ok"; "degraded" (some flows could not get entries and follow the LFTs); or why the
   /// controller refused it ("refused: ..."), the job then runs on the LFTs.
   std::string status = "ok";
+  std::string algorithm{};  // what the controller routed it with (empty: none did)
 };
 
 struct ReplayResult {

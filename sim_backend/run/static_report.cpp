@@ -226,7 +226,8 @@ std::vector<std::filesystem::path> write_run_files(const Scenario& s,
     jr["peak_lft_entries"] = o.replay.peak_lft_entries;
     nlohmann::json above = nlohmann::json::array();
     for (const SwmlExcess& e : o.above_dmodk) {
-      above.push_back({{"time", e.time}, {"swml", e.swml}, {"dmodk", e.dmodk}});
+      above.push_back(
+          {{"time", e.time}, {"swml", e.swml}, {"dmodk", e.dmodk}, {"measure", e.measure}});
     }
     jr["swml_above_dmodk"] = std::move(above);
     runs.push_back(std::move(jr));

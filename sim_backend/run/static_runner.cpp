@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "plugin/controller/load_guard.hpp"
 #include "routing/default_tables.hpp"
 #include "routing/lft.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
@@ -149,11 +150,19 @@ std::vector<SwmlExcess> excess(const ReplayResult& r, const ReplayResult& dmodk)
     throw std::logic_error("the baseline has " + std::to_string(dmodk.swml.size()) +
                            " SWML steps, the routing " + std::to_string(r.swml.size()));
   }
+  // In the load guard's measures (plugin/controller/load_guard.hpp): weights for the jobs whose
+  // flows weigh alike, the busiest link's time for the bytes of the others.
   std::vector<SwmlExcess> out;
   for (std::size_t i = 0; i < r.swml.size(); ++i) {
-    const double a = r.swml[i].swml;
-    const double b = dmodk.swml[i].swml;
-    if (a > b + 1e-9 * std::max(1.0, b)) out.push_back({r.swml[i].time, a, b});
+    const double a = r.swml[i].guard_swml;
+    const double b = dmodk.swml[i].guard_swml;
+    const double sa = r.swml[i].guard_seconds;
+    const double sb = dmodk.swml[i].guard_seconds;
+    if (a > b + 1e-9 * std::max(1.0, b)) {
+      out.push_back({r.swml[i].time, a, b, std::string(to_string(plugin::GuardMeasure::kFlows))});
+    } else if (sa > sb * (1 + 1e-9)) {
+      out.push_back({r.swml[i].time, sa, sb, std::string(to_string(plugin::GuardMeasure::kBytes))});
+    }
   }
   return out;
 }

@@ -44,10 +44,13 @@ struct WorkloadCounts {
 };
 
 /// A step where the routing's SWML exceeds the DmodK baseline's at the same time.
+/// A step where the routing is above the baseline in one of the load guard's measures: `swml`
+/// and `dmodk` are in that measure (weights, or the busiest link's seconds for its bytes).
 struct SwmlExcess {
   double time = 0;
   double swml = 0;
   double dmodk = 0;
+  std::string measure{};  // "flows" or "bytes" (plugin::to_string(GuardMeasure))
 };
 
 /// Link-load statistics over a set of links (seed 001 Fig. 3's box plots): each link's mean load

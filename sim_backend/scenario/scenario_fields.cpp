@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "common/quote_for_message.hpp"
+#include "plugin/controller/config.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/patterns/traffic_matrix.hpp"
 #include "sim_backend/io/content_hash.hpp"
@@ -80,6 +81,7 @@ ReadOne<std::string> FieldReader::routing() const {
     std::string v = r_.string(n, key);
     std::vector<std::string> known = algorithm_names();
     known.emplace_back(kAdaptiveRouting);  // model flow only: the document checks it
+    known.emplace_back(kAutoAlgorithm);    // the controller's default, job by job
     if (std::find(known.begin(), known.end(), v) == known.end()) {
       r_.fail(n, key + ": unknown routing algorithm " + quote_for_message(v) +
                      " (known: " + join(known, ", ") + ")");

@@ -461,6 +461,12 @@ TEST(IbsdnctlFormat, Jobs_TableWithUtcStartTimes) {
       "skipped\n");
   EXPECT_EQ(format_jobs(jobs_response({})),
             "JOB  USER  NODES  PATTERN  ALGORITHM  PHASE  ENTRIES  STARTED  DEGRADED\n");
+  // The reason the controller gives stands beside the algorithm.
+  JobSummary with_reason = jobs[0];
+  with_reason.algorithm = "sdn-volume";
+  with_reason.algorithm_reason = "volumes";
+  EXPECT_NE(format_jobs(jobs_response({&with_reason, 1})).find(" sdn-volume (volumes) "),
+            std::string::npos);
 }
 
 TEST(IbsdnctlFormat, Links_TableInTheControllersOrder) {
@@ -545,6 +551,21 @@ TEST(IbsdnctlFormat, Ready_SummarisesFlowsLoadDegradationAndTimings) {
             "warning:        l1s003: table full\n"
             "warning:        l1s004: no answer\n"
             "time:           route 0.4 ms, compile 0.125 ms, install 3.2 ms\n");
+  // Why the algorithm, and the guard's measure, when the controller says them.
+  r.algorithm = "sdn-volume";
+  r.algorithm_reason = "volumes";
+  r.guard_measure = "bytes";
+  const std::string text = format_ready(ready_response(r));
+  EXPECT_NE(
+      text.find("\nalgorithm:      sdn-volume (default for flows whose byte volumes differ)\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nload guard:     compares bytes against the default routes\n"),
+            std::string::npos)
+      << text;
+  r.algorithm_reason = "from-the-future";
+  EXPECT_NE(format_ready(ready_response(r)).find("sdn-volume (from-the-future)"),
+            std::string::npos);
   r.warnings.clear();
   r.matrix = MatrixCounts{12, {0, 0, 0}};
   EXPECT_EQ(format_ready(ready_response(r)).find("matrix:"), std::string::npos);

@@ -68,6 +68,11 @@ TEST(ControllerConfig, ParsesEveryKey) {
       << c.warnings[0];
 }
 
+TEST(ControllerConfig, FatTreeAuto_TheDefault_MayBeWrittenOut) {
+  EXPECT_EQ(parse_config("algorithms: {fat_tree: auto}\n", "ibsdn.yaml").algorithms.fat_tree,
+            kAutoAlgorithm);
+}
+
 TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndTheKeyComesFromTheStateDirectory) {
   const Config c = parse_config("table_capacity: 10\n", "ibsdn.yaml");
   const Config d;
@@ -77,7 +82,7 @@ TEST(ControllerConfig, OmittedKeysKeepTheirDefaults_AndTheKeyComesFromTheStateDi
   EXPECT_EQ(c.socket_mode(), 0600u);
   EXPECT_EQ(c.state_dir, "/var/lib/ibsdn");
   EXPECT_EQ(c.flow_definition_level, FlowDefinitionLevel::kSlidDlid);
-  EXPECT_EQ(c.algorithms.fat_tree, "sdn-optimal");
+  EXPECT_EQ(c.algorithms.fat_tree, "auto");
   EXPECT_EQ(c.algorithms.dragonfly, "df-global-adaptive");
   EXPECT_EQ(c.algorithms.other, "minhop");
   EXPECT_EQ(c.mad.timeout_ms, 200u);
@@ -239,6 +244,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "is not one of dlid"},
         BadConfig{"AlgorithmUnknown", "algorithms:\n  fat_tree: sdn-bogus\n", 2, 13,
                   "unknown routing algorithm"},
+        BadConfig{"AlgorithmUnknownSaysAutoForFatTrees", "algorithms:\n  fat_tree: sdn-bogus\n", 2,
+                  13, "; or auto, the default"},
+        BadConfig{"AlgorithmAutoOnADragonfly", "algorithms:\n  dragonfly: auto\n", 2, 14,
+                  "algorithms.dragonfly: auto is for fat_tree only"},
         BadConfig{"AlgorithmsKeyMisspelt", "algorithms: {fat_tre: sdn-optimal}\n", 1, 14,
                   "did you mean 'fat_tree'"},
         BadConfig{"MadTimeoutZero", "mad:\n  timeout_ms: 0\n", 2, 15,

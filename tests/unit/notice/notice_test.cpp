@@ -423,6 +423,13 @@ TEST(Notice, ResponsesHaveTheDocumentedShape) {
   EXPECT_EQ(ready["timings_ms"]["route"], 1.5);
   EXPECT_EQ(ready["timings_ms"]["compile"], 0.25);
   EXPECT_EQ(ready["timings_ms"]["install"], 12.0);
+  // Said only when known.
+  EXPECT_FALSE(ready.contains("algorithm_reason"));
+  EXPECT_FALSE(ready.contains("guard_measure"));
+  r.algorithm_reason = "unit";
+  r.guard_measure = "flows";
+  EXPECT_EQ(ready_response(r)["algorithm_reason"], "unit");
+  EXPECT_EQ(ready_response(r)["guard_measure"], "flows");
 
   const json pong = pong_response("0.1.0");
   EXPECT_EQ(pong["pong"], true);

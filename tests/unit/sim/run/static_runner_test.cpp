@@ -12,6 +12,7 @@
 
 #include "routing/patterns/rng.hpp"
 #include "sim_backend/run/static_report.hpp"
+#include "sim_backend/workload/volume_traffic.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ibsdn {
@@ -176,6 +177,38 @@ std::string random_jobs(std::uint64_t seed, const std::string& routing, bool ove
          << "}\n";
   }
   return text.str();
+}
+
+// The check follows the controller's load guard: a job whose flows' volumes differ (a CG-like
+// matrix of sim_backend/workload/volume_traffic.hpp, 2 ranks per node) is compared in bytes.
+// Without the guard, SDN-optimal's routes need 1.5x DmodK's time on their busiest link while its
+// SWML in weights is DmodK's: the check reports the steps, in bytes. With the guard, the
+// controller moves the job to the default routes and the check finds nothing.
+TEST(ScenarioRunner, SwmlCheck_ComparesAJobWhoseVolumesDifferInBytes) {
+  const test::TempDir dir("ibsdn-bytes-check");
+  {
+    std::ofstream tm(dir.file("cg.tm"));
+    for (const RankFlow& f : volume_traffic(VolumeTraffic::kCg, 32, 4)) {
+      tm << f.src << ' ' << f.dst << ' ' << f.bytes << '\n';
+    }
+  }
+  const Scenario s = scenario(
+      "name: bytes\ntopology: {xgft: \"2;4,4;1,4\"}\ngpus_per_node: 2\n"
+      "routing: sdn-optimal\nload_guard: [false, true]\n"
+      "pattern: \"matrix:file=" +
+      dir.file("cg.tm") + "\"\nworkload:\n  jobs:\n    - {nodes: 16, start: 0, end: 10}\n");
+  const RunOutcome alone = run_scenario(s.run(0));
+  ASSERT_TRUE(alone.dmodk.has_value());
+  ASSERT_EQ(alone.above_dmodk.size(), 1u);
+  const SwmlExcess& e = alone.above_dmodk.front();
+  EXPECT_EQ(e.measure, "bytes");
+  EXPECT_GT(e.swml, 1.4 * e.dmodk);
+  // In weights it is not above: a check in weights alone would have let it pass.
+  EXPECT_LE(alone.replay.swml.front().swml, alone.dmodk->swml.front().swml + 1e-9);
+
+  const RunOutcome guarded = run_scenario(s.run(1));
+  EXPECT_TRUE(guarded.above_dmodk.empty());
+  EXPECT_GT(guarded.replay.guard_fallbacks + guarded.replay.guard_reroutes, 0u);
 }
 
 // One job at a time, SDN-optimal meets the node-load bound on a full-bisection tree, which no
