@@ -1,6 +1,7 @@
 // JobController: construction, the dispatch of notices with their authorisation, and the view
 // that queries read. Placement, audit and persistence have files of their own.
 #include "plugin/controller/job_controller.hpp"
+#include "plugin/controller/job_text.hpp"
 
 #include <pwd.h>
 
@@ -22,11 +23,6 @@ mad::ClientOptions client_options(const Config& c) {
   o.window = c.mad.window;
   o.tid_base = JobController::kTidBase;
   return o;
-}
-
-std::string traffic_text(const Traffic& t) {
-  if (const auto* p = std::get_if<PatternSpec>(&t)) return p->to_string();
-  return "matrix";
 }
 
 }  // namespace
