@@ -301,8 +301,9 @@ void JobController::lft_entries_held(const FlowsQuery& q, std::vector<SwitchFlow
       sf.entries.push_back(e);
       sf.in_lft.push_back(true);
     }
+    const Guid guid = g;  // (a structured binding cannot be captured before C++20's P1091 in clang)
     const auto same =
-        std::find_if(out.begin(), out.end(), [&](const SwitchFlows& o) { return o.guid == g; });
+        std::find_if(out.begin(), out.end(), [&](const SwitchFlows& o) { return o.guid == guid; });
     if (same == out.end()) {
       if (!sf.entries.empty()) out.push_back(std::move(sf));
       continue;
