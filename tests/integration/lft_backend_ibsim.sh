@@ -13,12 +13,14 @@
 #  6. kill -9 of opensm and a restart: the routes come back from the controller's store;
 #  7. the first job's end restores its entries only; the second's end leaves every switch's
 #     ibroute dump byte-identical to before the jobs.
-# Usage: lft_backend_ibsim.sh BUILD_DIR [XGFT]   (default XGFT "2;4,4;1,4"; exit 77: a required
-# tool is missing)
+# Usage: lft_backend_ibsim.sh BUILD_DIR [XGFT]   (default XGFT "2;4,4;1,4", or written with ':'
+# for ';'; exit 77: a required tool is missing)
 set -euo pipefail
 
 build=${1:?usage: lft_backend_ibsim.sh BUILD_DIR [XGFT]}
+# ':' may stand for ';' (CTest's command lines cannot carry a ';').
 xgft=${2:-2;4,4;1,4}
+xgft=${xgft//:/;}
 # shellcheck source-path=SCRIPTDIR source=ibsim_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/ibsim_lib.sh"
 
