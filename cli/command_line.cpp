@@ -220,6 +220,7 @@ class Parser {
   CLI::App* links_ = nullptr;
   CLI::Option* links_top_ = nullptr;
   CLI::App* route_ = nullptr;
+  CLI::Option* route_job_ = nullptr;
   CLI::App* audit_ = nullptr;
   CLI::App* stats_ = nullptr;
   CLI::App* start_ = nullptr;
@@ -308,6 +309,9 @@ void Parser::add_queries() {
   route_ = command(app_, "route", "show the path from one host to another, hop by hop");
   route_->add_option("SRC", v_.src, "source host")->required();
   route_->add_option("DST", v_.dst, "destination host")->required();
+  route_job_ = job_option(*route_, false,
+                          "the path this job's packets take (to the destination's LID at the "
+                          "job's LID offset, with LMC)");
 
   audit_ = command(app_, "audit",
                    "compare the switches' tables with the controller's intent (exit 1 when they "
@@ -466,7 +470,11 @@ Request Parser::build(const Environment& env) const {
     if (links_top_->count() > 0) q.top = v_.top;
     return q;
   }
-  if (route_->parsed()) return RouteQuery{v_.src, v_.dst};
+  if (route_->parsed()) {
+    RouteQuery q{v_.src, v_.dst, std::nullopt};
+    if (route_job_->count() > 0) q.job = JobId(v_.job);
+    return q;
+  }
   if (start_->parsed()) {
     JobStartRequest r;
     r.job = JobId(v_.job);

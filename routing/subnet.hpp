@@ -23,4 +23,15 @@ struct Subnet {
   [[nodiscard]] NodeIdx node_of(Guid guid) const;
 };
 
+/// How many LIDs HCA `host`'s port answers (2^LMC; 1 without LMC or without a LID).
+[[nodiscard]] unsigned lids_per_port(const Subnet& s, NodeIdx host);
+
+/// The subnet's LIDs as a job on LID offset `offset` (its path bits) addresses the hosts: every HCA
+/// port with a LID at base LID + `offset`, the switches at their own. With LMC a port answers
+/// 2^LMC LIDs and a sender whose path bits are `offset` sends to the peer's base LID + `offset`
+/// (UCX: DLID = LID | path bits), so a job's traffic has its own destination LIDs and its own
+/// LFT entries. Throws std::invalid_argument when a host in `hosts` has no LID at that offset.
+[[nodiscard]] LidMap lids_at_offset(const Subnet& s, std::uint8_t offset,
+                                    const std::vector<NodeIdx>& hosts);
+
 }  // namespace ibsdn

@@ -129,14 +129,34 @@ json route_answer(const ControllerView& v, const RouteQuery& q) {
   };
   const NodeIdx src = host(q.src, "/src");
   const NodeIdx dst = host(q.dst, "/dst");
+  // A job's packets carry its LID offset (LMC): the hosts' LIDs as it addresses them.
+  std::uint32_t offset = 0;
+  if (q.job) {
+    const auto it = v.jobs.find(*q.job);
+    if (it == v.jobs.end()) {
+      throw NoticeFailure(ErrorCode::kUnknownJob, job_text(*q.job) + " is not active", "/job");
+    }
+    offset = it->second->summary.lid_offset;
+  }
+  std::optional<LftSet> shifted;
+  if (offset > 0) {
+    try {
+      LidMap lids = lids_at_offset(fs.subnet, static_cast<std::uint8_t>(offset), {src, dst});
+      shifted.emplace(fs.lfts);
+      shifted->lids = std::move(lids);
+    } catch (const std::invalid_argument& e) {
+      throw NoticeFailure(ErrorCode::kUnroutable, e.what(), "/job");
+    }
+  }
+  const LftSet& lfts = shifted ? *shifted : fs.lfts;
   const auto tables = std::make_shared<const FlowTables>(build_flow_tables(view_tables(v)));
   TraceOptions to;
   to.override_port = flow_table_override(tables);
-  const Trace t = trace(f, fs.lfts, src, dst, to);
+  const Trace t = trace(f, lfts, src, dst, to);
   if (!t.ok()) {
     throw NoticeFailure(ErrorCode::kUnroutable, q.src + " -> " + q.dst + ": " + t.error);
   }
-  const PacketHeader h{fs.lfts.lids.lid(src), fs.lfts.lids.lid(dst)};
+  const PacketHeader h{lfts.lids.lid(src), lfts.lids.lid(dst)};
   std::vector<RouteHop> hops;
   for (const LinkId l : t.path) {
     const Link& link = f.link(l);
@@ -150,6 +170,8 @@ json route_answer(const ControllerView& v, const RouteQuery& q) {
   }
   json r = route_response(q.src, q.dst, hops);
   r["to"] = f.node(dst).name;
+  r["dlid"] = h.dlid.value();
+  r["lid_offset"] = offset;
   return r;
 }
 

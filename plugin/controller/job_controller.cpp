@@ -198,6 +198,7 @@ void JobController::publish() {
     }
     s.backend = j.adopted ? "flow_table" : std::string(to_string(backend_of(j)));
     s.started_unix_ms = j.started_unix_ms;
+    s.lid_offset = j.lid_offset;
     s.degraded = !j.adopted && (j.ready.degraded || !j.routed);
     if (!j.adopted) s.matrix = matrix_counts(j.request.traffic);
     entries += s.entries;

@@ -129,6 +129,10 @@ class JobController {
     /// then id): what OrderKey compares, not the clock, so that jobs started within one
     /// millisecond keep their order and a replay decides the same way every time.
     std::uint64_t start_seq = 0;
+    /// Its LID offset (path bits) with LMC > 0: its packets go to base LID + offset, so a job
+    /// sharing nodes with another has its own destination LIDs, and LFT entries (job_lft.cpp).
+    /// Chosen at its start, fixed for its life (its tasks were told).
+    std::uint8_t lid_offset = 0;
     std::vector<NodeIdx> nodes;
     std::vector<Flow> flows;
     std::vector<Path> effective;    // per flow, traced through the LFTs and all entries
@@ -258,6 +262,16 @@ class JobController {
   Installed install(JobId id, Placement from, Placement to, const std::set<Guid>& skip);
   /// Hands the LFT overrides of all jobs to the routing engine (after a change).
   void keep_lft_overrides();
+  /// The LID offset a new job gets: 0 without LMC; otherwise the offset fewest of its nodes
+  /// share with running jobs on that offset (one no running job on its nodes uses, if any; the
+  /// lowest on a tie), within the LIDs every one of its hosts answers.
+  std::uint8_t pick_lid_offset(JobId id, const Job& j) const;
+  /// The LFTs with the LIDs `j` addresses the hosts by: fabric_->lfts at offset 0, else a copy in
+  /// `holder` (its hosts at base LID + offset). When the fabric no longer gives a host of the
+  /// job that LID (LMC lowered), the base LIDs, and `why` says so.
+  const LftSet& lfts_of(const Job& j, std::optional<LftSet>& holder, std::string* why) const;
+  /// The LID `j`'s packets to node `n` carry (an HCA's base LID + the job's offset).
+  Lid dlid_of(const Job& j, NodeIdx n) const;
 
   // The load guard (job_guard.cpp).
   /// The routed jobs' load (not the adopted ones'), by the measure each is guarded in

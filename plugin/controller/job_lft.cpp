@@ -134,6 +134,47 @@ std::vector<LftBlock> JobController::lft_blocks_between(const LftOverrides& befo
   return out;
 }
 
+std::uint8_t JobController::pick_lid_offset(JobId id, const Job& j) const {
+  const Subnet& s = fabric_->subnet;
+  unsigned lids = 128;  // LID offsets stop at 127 (LMC 7)
+  for (const NodeIdx h : j.nodes) lids = std::min(lids, lids_per_port(s, h));
+  if (lids <= 1) return 0;
+  std::vector<bool> mine(s.fabric.num_nodes(), false);
+  for (const NodeIdx h : j.nodes) mine[h.value()] = true;
+  // Per offset: how many of this job's nodes running jobs on that offset also use.
+  std::vector<std::size_t> shared(lids, 0);
+  for (const auto& [oid, o] : jobs_) {
+    if (oid == id || o.lid_offset >= lids) continue;
+    for (const NodeIdx h : o.nodes) shared[o.lid_offset] += mine[h.value()] ? 1 : 0;
+  }
+  return static_cast<std::uint8_t>(std::min_element(shared.begin(), shared.end()) - shared.begin());
+}
+
+const LftSet& JobController::lfts_of(const Job& j, std::optional<LftSet>& holder,
+                                     std::string* why) const {
+  if (j.lid_offset == 0) return fabric_->lfts;
+  try {
+    LidMap lids = lids_at_offset(fabric_->subnet, j.lid_offset, j.nodes);
+    holder.emplace(fabric_->lfts);
+    holder->lids = std::move(lids);
+    return *holder;
+  } catch (const std::invalid_argument& e) {
+    if (why != nullptr) {
+      *why = std::string("the job's LID offset ") + std::to_string(j.lid_offset) +
+             " is gone from the fabric (" + e.what() + "): its routes are the base LIDs'";
+    }
+    return fabric_->lfts;
+  }
+}
+
+Lid JobController::dlid_of(const Job& j, NodeIdx n) const {
+  const Lid base = fabric_->lfts.lids.lid(n);
+  if (j.lid_offset == 0 || base.value() == 0 || fabric_->subnet.fabric.node(n).is_switch()) {
+    return base;
+  }
+  return Lid(static_cast<std::uint16_t>(base.value() + j.lid_offset));
+}
+
 void JobController::keep_lft_overrides() {
   if (lft_ != nullptr) {
     lft_->keep(std::make_shared<const LftOverrides>(lft_overrides(std::nullopt)));

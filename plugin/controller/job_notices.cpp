@@ -102,6 +102,7 @@ json JobController::job_start(const JobStartRequest& r) {
   j.started_unix_ms = unix_ms_now();
   j.start_seq = ++start_seq_;
   j.nodes = resolve_hosts(fabric_->subnet, *hca_names_, hosts_ ? &*hosts_ : nullptr, r.nodes);
+  j.lid_offset = pick_lid_offset(r.job, j);
   if (backend_of(j) == InstallBackend::kDryRun) {
     ++counters_["dry_runs"];
     return dry_run(r.job, j, deadline_from(started));

@@ -20,6 +20,7 @@ void JobController::persist(JobId id, const Job& j) {
   s.algorithm = j.algorithm;
   s.phase = j.phase;
   s.started_unix_ms = j.started_unix_ms;
+  s.lid_offset = j.lid_offset;
   for (const auto& [g, entries] : j.entries) {
     for (const FlowEntry& e : entries)
       s.entries.push_back(IntendedEntry{g, e, j.lft_switches.contains(g)});
@@ -79,6 +80,7 @@ void JobController::reload_from_store() {
     j.adopted = s.algorithm == kAdoptedAlgorithm;
     j.phase = s.phase;
     j.started_unix_ms = s.started_unix_ms;
+    j.lid_offset = s.lid_offset;
     for (IntendedEntry& e : s.entries) {
       if (e.in_lft) j.lft_switches.insert(e.switch_guid);
       j.entries[e.switch_guid].push_back(std::move(e.entry));

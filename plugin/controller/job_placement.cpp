@@ -63,9 +63,14 @@ class LoadLifted {
 JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<Guid>& excluded,
                                         bool no_entries, const Deadline& deadline) {
   const Fabric& f = fabric_->subnet.fabric;
-  const LftSet& lfts = fabric_->lfts;
   const auto route_start = Clock::now();
   Plan p;
+  // The LIDs the job's packets carry: the hosts' base LIDs, or base + the job's LID offset.
+  std::optional<LftSet> shifted;
+  std::string offset_lost;
+  const LftSet& lfts = lfts_of(j, shifted, &offset_lost);
+  if (!offset_lost.empty()) p.ready.warnings.push_back(offset_lost);
+  p.ready.lid_offset = shifted ? j.lid_offset : 0;
   JobTraffic traffic =
       build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node, j.request.mapping,
                         j.request.elephants, id, config_.limits.max_rank_flows);
@@ -101,14 +106,15 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     my_dlid[lfts.lids.lid(fl.dst).value()] = true;
   }
 
-  // Host pairs that an earlier job carries follow that job's path.
+  // Host pairs that an earlier job carries follow that job's path (on the same LIDs: jobs on
+  // different LID offsets send different LID pairs).
   const OrderKey mine = order_of(id, j);
   std::unordered_map<std::uint64_t, JobId> owner;
   std::uint64_t others_flows = 0;
   for (const auto& [oid, o] : jobs_) {
     if (oid == id || !o.routed) continue;
     others_flows += o.flows.size();
-    if (order_of(oid, o) > mine) continue;
+    if (order_of(oid, o) > mine || o.lid_offset != j.lid_offset) continue;
     for (const Flow& fl : o.flows) {
       if (my_destination[fl.dst.value()]) owner.emplace(pair_key(fl), oid);
     }
@@ -182,10 +188,12 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     const bool later = order_of(oid, o) > mine;
     for (std::size_t k = 0; k < o.flows.size() && k < o.effective.size(); ++k) {
       deadline.check_every(step++, "collecting other jobs' traffic");
-      if (!my_destination[o.flows[k].dst.value()]) continue;
+      const std::uint16_t dlid = dlid_of(o, o.flows[k].dst).value();
+      if (!my_dlid[dlid]) continue;
       // A later job's flow on one of this job's pairs follows this job's path, wherever it goes.
-      if (later && mine_pairs.contains(pair_key(o.flows[k]))) continue;
-      const std::uint16_t dlid = lfts.lids.lid(o.flows[k].dst).value();
+      if (later && o.lid_offset == j.lid_offset && mine_pairs.contains(pair_key(o.flows[k]))) {
+        continue;
+      }
       for (const LinkId l : o.effective[k]) {
         const Link& link = f.link(l);
         if (f.node(link.from).is_switch()) {

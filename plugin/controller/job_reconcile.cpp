@@ -61,8 +61,10 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
         if (!tables) tables = flow_table_override(all_tables());
         TraceOptions to;
         to.override_port = *tables;
+        std::optional<LftSet> shifted;
+        const LftSet& lfts = lfts_of(j, shifted, nullptr);
         for (const Flow& fl : j.flows) {
-          Trace t = trace(f, fabric_->lfts, fl.src, fl.dst, to);
+          Trace t = trace(f, lfts, fl.src, fl.dst, to);
           if (!t.ok()) {
             ok = false;
             why = t.error;

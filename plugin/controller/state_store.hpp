@@ -62,6 +62,8 @@ struct StoredJob {
   std::string algorithm;
   std::string phase;  // the active phase; empty for none
   std::int64_t started_unix_ms = 0;
+  /// The job's LID offset (path bits, LMC > 0): 0..127.
+  std::uint8_t lid_offset = 0;
   std::vector<IntendedEntry> entries;
 };
 
@@ -94,7 +96,7 @@ struct LoadedJobs {
 
 class StateStore {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   static constexpr const char* kFileName = "ibsdn-state.sqlite3";
   static constexpr const char* kMarkerFileName = "ibsdn-state.created";
   static constexpr const char* kLockFileName = "ibsdn-state.lock";

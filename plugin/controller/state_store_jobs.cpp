@@ -92,13 +92,13 @@ void StateStore::Impl::prepare_job_statements() {
   delete_job = Statement(d, path, "DELETE FROM jobs WHERE job_id = ?1");
   insert_job =
       Statement(d, path,
-                "INSERT INTO jobs (job_id, user, uid, request, algorithm, phase, started_unix_ms) "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+                "INSERT INTO jobs (job_id, user, uid, request, algorithm, phase, started_unix_ms, "
+                "lid_offset) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   insert_entry = Statement(d, path,
                            "INSERT INTO flow_entries (job_id, seq, switch_guid, entry, backend) "
                            "VALUES (?1, ?2, ?3, ?4, ?5)");
   constexpr const char* kJobColumns =
-      "SELECT job_id, user, uid, request, algorithm, phase, started_unix_ms FROM jobs";
+      "SELECT job_id, user, uid, request, algorithm, phase, started_unix_ms, lid_offset FROM jobs";
   select_jobs = Statement(d, path, std::string(kJobColumns) + " ORDER BY job_id");
   select_job = Statement(d, path, std::string(kJobColumns) + " WHERE job_id = ?1");
   select_entries = Statement(
@@ -124,6 +124,7 @@ void StateStore::Impl::read_job_row(const Run& r, StoredJob& j) const {
   j.algorithm = r.text(4);
   j.phase = r.is_null(5) ? std::string() : r.text(5);
   j.started_unix_ms = r.integer(6);
+  j.lid_offset = static_cast<std::uint8_t>(r.integer(7));
 }
 
 std::optional<Problem> StateStore::Impl::decode_job_row(const Run& r, StoredJob& j) const {
@@ -135,9 +136,10 @@ std::optional<Problem> StateStore::Impl::decode_job_row(const Run& r, StoredJob&
     bool nullable;
   };
   static constexpr Column kColumns[] = {
-      {1, "user", SQLITE_TEXT, false},    {2, "uid", SQLITE_INTEGER, true},
-      {3, "request", SQLITE_TEXT, false}, {4, "algorithm", SQLITE_TEXT, false},
-      {5, "phase", SQLITE_TEXT, true},    {6, "started_unix_ms", SQLITE_INTEGER, false}};
+      {1, "user", SQLITE_TEXT, false},         {2, "uid", SQLITE_INTEGER, true},
+      {3, "request", SQLITE_TEXT, false},      {4, "algorithm", SQLITE_TEXT, false},
+      {5, "phase", SQLITE_TEXT, true},         {6, "started_unix_ms", SQLITE_INTEGER, false},
+      {7, "lid_offset", SQLITE_INTEGER, false}};
   for (const Column& c : kColumns) {
     if (std::string why = type_problem(r, c.index, c.type, c.nullable); !why.empty()) {
       return Problem{"jobs", row, c.name, why};
@@ -148,6 +150,9 @@ std::optional<Problem> StateStore::Impl::decode_job_row(const Run& r, StoredJob&
   }
   if (const std::int64_t uid = r.is_null(2) ? 0 : r.integer(2); uid < 0 || uid > 4294967294) {
     return Problem{"jobs", row, "uid", std::to_string(uid) + " is not a uid"};
+  }
+  if (const std::int64_t o = r.integer(7); o < 0 || o > 127) {
+    return Problem{"jobs", row, "lid_offset", std::to_string(o) + " is not a LID offset (0..127)"};
   }
   read_job_row(r, j);
   if (std::string why = request_problem(j.request); !why.empty()) {
@@ -221,7 +226,7 @@ void StateStore::put_job(const StoredJob& job) {
   {
     Run r(m.insert_job, "put_job: insert the job");
     r.bind(1, id).bind(2, job.user).bind(4, job.request).bind(5, job.algorithm);
-    r.bind(7, job.started_unix_ms);
+    r.bind(7, job.started_unix_ms).bind(8, std::int64_t{job.lid_offset});
     if (job.uid) {
       r.bind(3, static_cast<std::int64_t>(*job.uid));
     } else {

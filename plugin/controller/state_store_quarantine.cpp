@@ -22,16 +22,17 @@ void StateStore::Impl::prepare_quarantine_statements() {
       Statement(d, path, "SELECT reason FROM quarantine WHERE job_id = ?1 ORDER BY qid LIMIT 1");
   constexpr const char* kQuarantineColumns =
       "INSERT INTO quarantine (job_id, reason, bad_table, bad_row, bad_column, "
-      "quarantined_unix_ms, has_job_row, user, uid, request, algorithm, phase, started_unix_ms) ";
+      "quarantined_unix_ms, has_job_row, user, uid, request, algorithm, phase, started_unix_ms, "
+      "lid_offset) ";
   quarantine_job_row =
       Statement(d, path,
                 std::string(kQuarantineColumns) +
                     "SELECT job_id, ?2, ?3, ?4, ?5, ?6, 1, user, uid, request, algorithm, phase, "
-                    "started_unix_ms FROM jobs WHERE job_id = ?1");
+                    "started_unix_ms, lid_offset FROM jobs WHERE job_id = ?1");
   quarantine_without_job_row =
       Statement(d, path,
                 std::string(kQuarantineColumns) +
-                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, NULL, NULL, NULL, NULL, NULL, NULL)");
+                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
   quarantine_entries =
       Statement(d, path,
                 "INSERT INTO quarantine_entries (qid, job_id, seq, switch_guid, entry, backend) "

@@ -64,6 +64,13 @@ constexpr const char* kMigrations[] = {
       CHECK (backend IN ('flow_table', 'lft'));
     ALTER TABLE quarantine_entries ADD COLUMN backend ANY;
     )sql",
+    // Version 4: the job's LID offset (its path bits with LMC > 0: its own destination LIDs on
+    // shared nodes). Jobs written before are on offset 0, the base LIDs.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN lid_offset INTEGER NOT NULL DEFAULT 0
+      CHECK (lid_offset BETWEEN 0 AND 127);
+    ALTER TABLE quarantine ADD COLUMN lid_offset ANY;
+    )sql",
 };
 static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 
@@ -71,6 +78,7 @@ static_assert(std::size(kMigrations) == StateStore::kSchemaVersion);
 const std::array<std::vector<std::string>, StateStore::kSchemaVersion + 1> kTables = {{
     {},
     {"jobs", "flow_entries"},
+    {"jobs", "flow_entries", "quarantine", "quarantine_entries"},
     {"jobs", "flow_entries", "quarantine", "quarantine_entries"},
     {"jobs", "flow_entries", "quarantine", "quarantine_entries"},
 }};

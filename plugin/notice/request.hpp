@@ -101,6 +101,8 @@ struct LinksQuery {
 struct RouteQuery {
   std::string src;  // host names
   std::string dst;
+  /// The path of this job's packets: to the destination's LID at the job's LID offset (LMC).
+  std::optional<JobId> job;
   bool operator==(const RouteQuery&) const = default;
 };
 

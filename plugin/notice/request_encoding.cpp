@@ -91,6 +91,7 @@ json request_to_json(const Request& request) {
         } else if constexpr (std::is_same_v<T, RouteQuery>) {
           j["src"] = r.src;
           j["dst"] = r.dst;
+          if (r.job) j["job"] = r.job->value();
         } else if constexpr (std::is_same_v<T, AuditQuery>) {
           if (r.repair) j["repair"] = true;
         } else if constexpr (std::is_same_v<T, QuarantineReleaseRequest>) {

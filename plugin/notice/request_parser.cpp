@@ -393,9 +393,11 @@ Request parse_links(const Object& o) {
 }
 
 Request parse_route(const Object& o) {
-  o.allow_only({"v", "op", "src", "dst"}, "route");
-  RouteQuery q{to_hostname(o.need("src"), o.at("src")), to_hostname(o.need("dst"), o.at("dst"))};
+  o.allow_only({"v", "op", "src", "dst", "job"}, "route");
+  RouteQuery q{to_hostname(o.need("src"), o.at("src")), to_hostname(o.need("dst"), o.at("dst")),
+               std::nullopt};
   if (q.src == q.dst) fail(ErrorCode::kInvalid, o.at("dst"), "src and dst are the same host");
+  if (const json* j = o.find("job")) q.job = to_job(*j, o.at("job"));
   return q;
 }
 

@@ -50,6 +50,7 @@ json ready_response(const JobReady& r) {
   j["warnings"] = r.warnings;
   j["timings_ms"] = {{"route", r.route_ms}, {"compile", r.compile_ms}, {"install", r.install_ms}};
   if (r.matrix) j["matrix"] = matrix_json(*r.matrix);
+  j["lid_offset"] = r.lid_offset;
   if (!r.backend.empty()) {
     j["backend"] = r.backend;
     j["backends"] = {
@@ -79,6 +80,7 @@ json jobs_response(std::span<const JobSummary> jobs) {
                 {"degraded", s.degraded}};
     if (s.matrix) job["matrix"] = matrix_json(*s.matrix);
     if (!s.algorithm_reason.empty()) job["algorithm_reason"] = s.algorithm_reason;
+    job["lid_offset"] = s.lid_offset;
     if (!s.backend.empty()) {
       job["backend"] = s.backend;
       job["lft_entries"] = s.lft_entries;

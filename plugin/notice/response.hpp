@@ -67,6 +67,9 @@ struct JobReady {
   std::uint64_t lft_switches = 0;
   std::uint64_t lft_entries = 0;
   std::uint64_t lft_blocks = 0;
+  /// The job's LID offset (path bits) with LMC > 0: its packets go to each host's base LID +
+  /// this (0: the base LIDs).
+  std::uint32_t lid_offset = 0;
 };
 nlohmann::json ready_response(const JobReady& r);
 
@@ -88,6 +91,7 @@ struct JobSummary {
   std::uint64_t lft_entries = 0;       // of `entries`, those written into switches' LFTs
   std::string backend{};               // the install backend in force for the job (empty: unknown)
   std::string algorithm_reason{};      // as JobReady's; empty: not known
+  std::uint32_t lid_offset = 0;        // as JobReady's
 };
 nlohmann::json jobs_response(std::span<const JobSummary> jobs);
 

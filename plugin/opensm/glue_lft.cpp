@@ -23,10 +23,10 @@ std::uint32_t timeout_ms(std::chrono::milliseconds t) {
   return static_cast<std::uint32_t>(std::clamp<std::int64_t>(t.count(), 0, 600'000));
 }
 
-/// Whether a packet for `lid` entering switch `from` reaches the LID's node through the tables
-/// (no loop, no dead end).
-bool delivers(const Subnet& s, const LftSet& lfts, NodeIdx from, Lid lid) {
-  const auto owner = s.lids.owner(lid);
+/// Whether a packet for `lid` (`owned_as`: the LID itself, or the base LID of an LMC alias)
+/// entering switch `from` reaches the LID's node through the tables (no loop, no dead end).
+bool delivers(const Subnet& s, const LftSet& lfts, NodeIdx from, Lid lid, Lid owned_as) {
+  const auto owner = s.lids.owner(owned_as);
   if (!owner) return false;
   NodeIdx at = from;
   for (std::size_t hop = 0; hop <= s.fabric.num_nodes(); ++hop) {
@@ -75,11 +75,17 @@ std::size_t KeptLftOverrides::apply(const Subnet& s, LftSet& lfts) {
   // a dead end or close a loop with the defaults: a destination where one of them does not
   // deliver keeps all of its default routes. (A new loop passes through an overridden switch,
   // so walking from each of them finds it.)
+  std::map<std::uint16_t, Lid> base_of;  // LMC alias -> its port's base LID
+  for (const auto& [alias, base] : s.lmc_aliases) base_of.emplace(alias.value(), base);
   std::set<std::uint16_t> broken;
   for (const auto& [g, table] : applied_) {
     const auto sw = f.find_guid(g);
     for (const auto& [lid, ports] : table) {
-      if (!broken.contains(lid) && !delivers(s, lfts, *sw, Lid(lid))) broken.insert(lid);
+      const auto b = base_of.find(lid);
+      const Lid owned_as = b == base_of.end() ? Lid(lid) : b->second;
+      if (!broken.contains(lid) && !delivers(s, lfts, *sw, Lid(lid), owned_as)) {
+        broken.insert(lid);
+      }
     }
   }
   dropped_ = 0;

@@ -1,5 +1,6 @@
 // The LFTs of OpenSM routing engine "sdn": routing/default_tables.hpp's default routes for the
-// subnet OpenSM discovered, written into OpenSM's tables (LMC aliases take their base LID's route).
+// subnet OpenSM discovered, written into OpenSM's tables (LMC aliases start on their base LID's
+// route; a job on an LID offset overrides them).
 #pragma once
 
 #include <span>
@@ -14,13 +15,13 @@ namespace ibsdn::plugin {
 
 using SdnTables = DefaultTables;
 
-/// default_tables() for the subnet. Throws std::invalid_argument when the fabric cannot be routed
-/// (e.g. an HCA unreachable).
+/// default_tables() for the subnet, with every LMC alias on its base LID's route. Throws
+/// std::invalid_argument when the fabric cannot be routed (e.g. an HCA unreachable).
 SdnTables compute_sdn_tables(Subnet& f);
 
 /// Writes `lfts` into the glue's tables (entries beyond a table's size are dropped, unset ones
-/// become OSMSDN_NO_PATH, LMC aliases take their base LID's port). Checks every table's switch
-/// before writing any, so on an exception nothing was written.
+/// become OSMSDN_NO_PATH, an LMC alias without an entry takes its base LID's port). Checks every
+/// table's switch before writing any, so on an exception nothing was written.
 void write_tables(const Subnet& f, const LftSet& lfts, std::span<const osmsdn_lft> tables);
 
 }  // namespace ibsdn::plugin

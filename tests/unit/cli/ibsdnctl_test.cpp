@@ -89,7 +89,10 @@ TEST(IbsdnctlCommandLine, Queries_BuildTheirRequests) {
   EXPECT_EQ(sent_request({"stats"}), Request(StatsQuery{}));
   EXPECT_EQ(sent_request({"links"}), Request(LinksQuery{}));
   EXPECT_EQ(sent_request({"links", "--top", "5"}), Request(LinksQuery{5}));
-  EXPECT_EQ(sent_request({"route", "node01", "node02"}), Request(RouteQuery{"node01", "node02"}));
+  EXPECT_EQ(sent_request({"route", "node01", "node02"}),
+            Request(RouteQuery{"node01", "node02", std::nullopt}));
+  EXPECT_EQ(sent_request({"route", "node01", "node02", "--job", "48"}),
+            Request(RouteQuery{"node01", "node02", JobId(48)}));
   EXPECT_EQ(sent_request({"flows"}), Request(FlowsQuery{}));
 }
 

@@ -70,6 +70,7 @@ void expect_same(const StoredJob& got, const StoredJob& want) {
   EXPECT_EQ(got.algorithm, want.algorithm);
   EXPECT_EQ(got.phase, want.phase);
   EXPECT_EQ(got.started_unix_ms, want.started_unix_ms);
+  EXPECT_EQ(got.lid_offset, want.lid_offset);
   ASSERT_EQ(got.entries.size(), want.entries.size());
   for (std::size_t i = 0; i < got.entries.size(); ++i) {
     EXPECT_EQ(got.entries[i].switch_guid, want.entries[i].switch_guid) << i;
@@ -422,11 +423,12 @@ TEST(StateStore, Open_MigratesASchemaVersion1StoreKeepingItsJobs) {
     StateStore s = StateStore::open(t.path());
     s.put_job(job);
   }
-  // Back to what version 1 wrote: no quarantine tables, no backend column, user_version 1, no
-  // marker.
+  // Back to what version 1 wrote: no quarantine tables, no backend or lid_offset column,
+  // user_version 1, no marker.
   run_sql(db_of(t.path()),
           "DROP TABLE quarantine_entries; DROP TABLE quarantine; "
-          "ALTER TABLE flow_entries DROP COLUMN backend; PRAGMA user_version = 1");
+          "ALTER TABLE flow_entries DROP COLUMN backend; ALTER TABLE jobs DROP COLUMN lid_offset; "
+          "PRAGMA user_version = 1");
   std::filesystem::remove(t.path() + "/" + StateStore::kMarkerFileName);
   StateStore s = StateStore::open(t.path());
   EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), std::to_string(StateStore::kSchemaVersion));
@@ -449,9 +451,10 @@ TEST(StateStore, Open_MigratesASchemaVersion2StoreAndKeepsEachEntrysBackend) {
   }
   run_sql(db_of(t.path()),
           "ALTER TABLE quarantine_entries DROP COLUMN backend; "
-          "ALTER TABLE flow_entries DROP COLUMN backend; PRAGMA user_version = 2");
+          "ALTER TABLE flow_entries DROP COLUMN backend; ALTER TABLE jobs DROP COLUMN lid_offset; "
+          "ALTER TABLE quarantine DROP COLUMN lid_offset; PRAGMA user_version = 2");
   StateStore s = StateStore::open(t.path());
-  EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), "3");
+  EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), std::to_string(StateStore::kSchemaVersion));
   const LoadedJobs loaded = s.load();
   ASSERT_EQ(loaded.jobs.size(), 1u);
   for (const IntendedEntry& e : loaded.jobs[0].entries) EXPECT_FALSE(e.in_lft);
@@ -475,6 +478,34 @@ TEST(StateStore, Open_MigratesASchemaVersion2StoreAndKeepsEachEntrysBackend) {
   for (std::size_t i = 1; i < mixed.entries.size(); ++i)
     in_table += mixed.entries[i].switch_guid == sw;
   EXPECT_EQ(s.intended_entries(sw).size(), in_table);
+}
+
+/// Version 3 stores had no lid_offset: their jobs were on the base LIDs (offset 0). A job's
+/// offset (its path bits under LMC) then survives put_job, load and find_job.
+TEST(StateStore, Open_MigratesASchemaVersion3StoreAndKeepsEachJobsLidOffset) {
+  TempDir t;
+  const StoredJob job = sample_job(46);
+  {
+    StateStore s = StateStore::open(t.path());
+    s.put_job(job);
+  }
+  run_sql(db_of(t.path()),
+          "ALTER TABLE jobs DROP COLUMN lid_offset; ALTER TABLE quarantine DROP COLUMN lid_offset; "
+          "PRAGMA user_version = 3");
+  StateStore s = StateStore::open(t.path());
+  EXPECT_EQ(pragma(s.path(), "PRAGMA user_version"), "4");
+  LoadedJobs loaded = s.load();
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  EXPECT_EQ(loaded.jobs[0].lid_offset, 0);
+  StoredJob shifted = job;
+  shifted.lid_offset = 3;
+  s.put_job(shifted);
+  const auto back = s.find_job(job.id);
+  ASSERT_TRUE(back.has_value());
+  expect_same(*back, shifted);
+  loaded = s.load();
+  ASSERT_EQ(loaded.jobs.size(), 1u);
+  expect_same(loaded.jobs[0], shifted);
 }
 
 // ---- quarantine ----

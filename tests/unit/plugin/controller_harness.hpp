@@ -249,7 +249,21 @@ struct TestFabric {
   std::vector<std::vector<std::uint8_t>> lft_bytes;
   std::vector<osmsdn_lft> lfts;
 
-  TestFabric() {
+  /// `lmc` > 0: every HCA port answers 2^lmc LIDs (base LIDs 2^lmc apart, the switches after).
+  explicit TestFabric(std::uint8_t lmc = 0) {
+    if (lmc > 0) {
+      const auto step = static_cast<std::uint16_t>(1u << lmc);
+      lids = LidMap(fabric);
+      std::uint16_t next = step;
+      for (const NodeIdx h : fabric.hcas()) {
+        lids.assign(h, PortNum(1), Lid(next));
+        next = static_cast<std::uint16_t>(next + step);
+      }
+      for (const NodeIdx sw : fabric.switches()) lids.assign(sw, PortNum(0), Lid(next++));
+      abi = test::to_abi(fabric, lids);
+      for (const NodeIdx h : fabric.hcas()) abi.port(h.value(), 1).lmc = lmc;
+      abi.refresh();
+    }
     Subnet f = subnet_from_abi(abi.view);
     const SdnTables t = compute_sdn_tables(f);
     for (const NodeIdx sw : fabric.switches()) {

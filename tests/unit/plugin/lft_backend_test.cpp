@@ -12,9 +12,12 @@
 namespace ibsdn::plugin::test {
 namespace {
 
-/// The LFT entries the controller intends, per switch GUID: DLID -> port.
-std::map<std::uint64_t, std::map<std::uint16_t, std::uint8_t>> lft_intent(const std::string& sock) {
-  const json r = ask(sock, {{"v", 1}, {"op", "flows"}});
+/// The LFT entries the controller intends (of one job, or of all), per switch GUID: DLID -> port.
+std::map<std::uint64_t, std::map<std::uint16_t, std::uint8_t>> lft_intent(
+    const std::string& sock, std::optional<std::uint64_t> job = std::nullopt) {
+  json q = {{"v", 1}, {"op", "flows"}};
+  if (job) q["job"] = *job;
+  const json r = ask(sock, q);
   std::map<std::uint64_t, std::map<std::uint16_t, std::uint8_t>> out;
   for (const json& sw : r.at("switches")) {
     const std::uint64_t guid = std::stoull(sw.at("guid").get<std::string>(), nullptr, 16);
@@ -45,7 +48,7 @@ struct LftBed {
   TestFabric s;
   FakeGlue glue;
   std::map<std::uint64_t, std::vector<std::uint8_t>> defaults;
-  LftBed() {
+  explicit LftBed(std::uint8_t lmc = 0) : s(lmc) {
     glue.enable_lfts(s.lfts);
     defaults = glue.lfts();
   }
@@ -173,6 +176,80 @@ TEST(LftBackend, ASecondJobOnSharedNodesKeepsTheFirstOwnersTreesAndSaysSo) {
     }
     EXPECT_TRUE(by_first) << o.dump() << " " << route.dump();
   }
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 77}}).value("ok", false));
+  EXPECT_EQ(b.glue.lfts(), after_first);
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 76}}).value("ok", false));
+  EXPECT_EQ(b.glue.lfts(), b.defaults);
+}
+
+/// With LMC 1 every host answers two LIDs: the second job on the same nodes gets LID offset 1
+/// (its tasks' path bits), routes on the hosts' second LIDs with LFT entries of its own, and
+/// follows no tree of the first job; the first job's entries stay as they were. A third job
+/// finds both offsets taken on its nodes: it shares the first one's and says which flows follow
+/// that job's trees, as without LMC.
+TEST(LftBackend, WithLmcEachJobOnSharedNodesGetsItsOwnLidsAndTrees) {
+  LftBed b(1);
+  Sandbox box("install_backend: lft\n");
+  Running run(b.glue, box, b.s);
+  const json first = ask(box.socket(), job_start(76, "random-perm"));
+  ASSERT_TRUE(first.value("ok", false)) << first.dump();
+  EXPECT_EQ(first.at("lid_offset"), 0);
+  const auto after_first = b.glue.lfts();
+  const auto first_intent = lft_intent(box.socket(), 76);
+  ASSERT_FALSE(first_intent.empty());
+  const json second = ask(box.socket(), job_start(77, "all-to-all"));
+  ASSERT_TRUE(second.value("ok", false)) << second.dump();
+  EXPECT_EQ(second.at("lid_offset"), 1) << second.dump();
+  EXPECT_FALSE(second.at("off_path_counts").contains("shared_destination")) << second.dump();
+  EXPECT_FALSE(second.at("off_path_counts").contains("no_entry")) << second.dump();
+  // Base LIDs are even, the aliases odd: each job's entries are on its own LIDs only.
+  const auto second_intent = lft_intent(box.socket(), 77);
+  ASSERT_FALSE(second_intent.empty());
+  for (const auto& [g, entries] : first_intent) {
+    for (const auto& [lid, port] : entries) EXPECT_EQ(lid % 2, 0) << "LID " << lid;
+  }
+  for (const auto& [g, entries] : second_intent) {
+    for (const auto& [lid, port] : entries) EXPECT_EQ(lid % 2, 1) << "LID " << lid;
+  }
+  const auto now = b.glue.lfts();
+  for (const auto& [g, entries] : first_intent) {
+    for (const auto& [lid, port] : entries) EXPECT_EQ(now.at(g).at(lid), port) << "LID " << lid;
+  }
+  for (const auto& [g, entries] : second_intent) {
+    for (const auto& [lid, port] : entries) EXPECT_EQ(now.at(g).at(lid), port) << "LID " << lid;
+  }
+  // `route --job 77` follows the second job's LIDs and entries; without --job the base LIDs.
+  const json jobs = ask(box.socket(), {{"v", 1}, {"op", "jobs"}});
+  ASSERT_EQ(jobs.at("jobs").size(), 2u);
+  EXPECT_EQ(jobs.at("jobs").at(1).at("lid_offset"), 1) << jobs.dump();
+  std::size_t by_second = 0;
+  for (int d = 2; d <= 16; ++d) {
+    char dst[16];
+    std::snprintf(dst, sizeof(dst), "n%04d", d);
+    const json route =
+        ask(box.socket(), {{"v", 1}, {"op", "route"}, {"src", "n0001"}, {"dst", dst}, {"job", 77}});
+    ASSERT_TRUE(route.value("ok", false)) << route.dump();
+    EXPECT_EQ(route.at("lid_offset"), 1);
+    EXPECT_EQ(route.at("dlid").get<int>() % 2, 1) << route.dump();
+    for (const json& h : route.at("hops")) {
+      EXPECT_NE(h.value("cookie", 0), 76) << route.dump();
+      by_second += h.value("cookie", 0) == 77 ? 1 : 0;
+    }
+    const json base =
+        ask(box.socket(), {{"v", 1}, {"op", "route"}, {"src", "n0001"}, {"dst", dst}});
+    EXPECT_EQ(base.at("dlid").get<int>(), route.at("dlid").get<int>() - 1);
+  }
+  EXPECT_GT(by_second, 0u);
+  const json unknown = ask(
+      box.socket(), {{"v", 1}, {"op", "route"}, {"src", "n0001"}, {"dst", "n0002"}, {"job", 99}});
+  EXPECT_EQ(unknown.at("error").at("code"), "unknown_job") << unknown.dump();
+
+  const json third = ask(box.socket(), job_start(78, "all-to-all"));
+  ASSERT_TRUE(third.value("ok", false)) << third.dump();
+  EXPECT_EQ(third.at("lid_offset"), 0);
+  EXPECT_GT(third.at("off_path_counts").value("shared_destination", 0), 0) << third.dump();
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 78}}).value("ok", false));
+
   ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 77}}).value("ok", false));
   EXPECT_EQ(b.glue.lfts(), after_first);
   ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 76}}).value("ok", false));

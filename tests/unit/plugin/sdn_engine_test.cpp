@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "plugin/opensm/sdn_engine.hpp"
 #include "routing/algorithm.hpp"
 #include "routing/dragonfly.hpp"
+#include "routing/subnet.hpp"
 #include "routing/xgft.hpp"
 #include "tests/unit/plugin/abi_test_fabric.hpp"
 
@@ -222,6 +224,53 @@ TEST(SdnEngine, KeptLftEntriesThatWouldNotDeliverAreLeftOutPerDestination) {
     EXPECT_EQ(u.lfts.table(n).out(other), defaults.lfts.table(n).out(other));
     EXPECT_EQ(u.lfts.table(n).out(far), defaults.lfts.table(n).out(far));
   }
+}
+
+TEST(SdnEngine, AJobsEntryOnAnLmcAliasIsWrittenAndLeavesTheBaseLidsRoute) {
+  // LMC 1 on every HCA: base LIDs 2, 4, ..., 32, aliases one above; switches from 33.
+  const Fabric f = generate_xgft(XgftParams::parse("2;4,4;1,4"));
+  LidMap lids(f);
+  std::uint16_t next = 2;
+  for (const NodeIdx h : f.hcas()) {
+    lids.assign(h, PortNum(1), Lid(next));
+    next = static_cast<std::uint16_t>(next + 2);
+  }
+  for (const NodeIdx sw : f.switches()) lids.assign(sw, kSwitchPort0, Lid(++next));
+  test::AbiBuffers abi = test::to_abi(f, lids);
+  for (const NodeIdx h : f.hcas()) abi.port(h.value(), 1).lmc = 1;
+  abi.refresh();
+  Subnet s = subnet_from_abi(abi.view);
+  const SdnTables defaults = compute_sdn_tables(s);
+  // The first host's leaf sends the last host's alias up another port than the base LID's.
+  const NodeIdx leaf = f.node(f.hcas().front()).ports[0].peer;
+  const auto sws = f.switches();
+  const auto leaf_index =
+      static_cast<std::size_t>(std::find(sws.begin(), sws.end(), leaf) - sws.begin());
+  const Lid base = s.lids.lid(f.hcas().back());
+  const Lid alias(static_cast<std::uint16_t>(base.value() + 1));
+  const PortNum up = defaults.lfts.table(leaf).out(base);
+  ASSERT_EQ(defaults.lfts.table(leaf).out(alias), up);
+  PortNum other_up{};
+  for (std::uint8_t p = 5; p <= 8; ++p) {
+    if (PortNum(p) != up) other_up = PortNum(p);
+  }
+  LftOverrides o;
+  o[f.node(leaf).guid][alias.value()] = other_up;
+  KeptLftOverrides kept;
+  kept.set(std::make_shared<const LftOverrides>(o));
+  SdnTables t = compute_sdn_tables(s);
+  EXPECT_EQ(kept.apply(s, t.lfts), 1u);
+  EXPECT_EQ(kept.dropped(), 0u);
+  Tables out(f, next + 1u);
+  write_tables(s, t.lfts, out.lfts);
+  EXPECT_EQ(out.entry(leaf_index, alias), other_up.value());
+  EXPECT_EQ(out.entry(leaf_index, base), up.value());
+  // The alias's route with the entry reaches its host: ask the tracer with the job's LIDs.
+  LftSet view = t.lfts;
+  view.lids = lids_at_offset(s, 1, f.hcas());
+  const Trace tr = trace(f, view, f.hcas().front(), f.hcas().back());
+  ASSERT_TRUE(tr.ok()) << tr.error;
+  EXPECT_EQ(f.link(tr.path[1]).from_port, other_up);
 }
 
 }  // namespace
