@@ -204,6 +204,11 @@ std::string format_ready(const json& response) {
                                plural(lft.uint("blocks"), "block", "blocks") +
                                (r.has("dry_run") ? " to write)" : " written)")});
   }
+  if (r.has("lid_offset") && r.uint("lid_offset") > 0) {
+    t.add_row({"LID offset:", std::to_string(r.uint("lid_offset")) +
+                                  " (LMC: the job's own LIDs on shared nodes; its tasks send with "
+                                  "these path bits)"});
+  }
   if (r.has("dry_run")) {
     // What the job would buy: its busiest link as planned, on the LFT alone, and the bound.
     const Fields d(r.need("dry_run"), "/dry_run");
@@ -250,6 +255,10 @@ std::string format_jobs(const json& response) {
     if (const std::string skipped = skipped_pairs_text(j); !skipped.empty()) {
       notes += "job " + std::to_string(j.uint("job")) + " matrix: " + skipped + "\n";
     }
+    if (j.has("lid_offset") && j.uint("lid_offset") > 0) {
+      notes += "job " + std::to_string(j.uint("job")) + ": LID offset " +
+               std::to_string(j.uint("lid_offset")) + " (its own LIDs on shared nodes, LMC)\n";
+    }
   }
   return t.render() + notes;
 }
@@ -293,7 +302,12 @@ std::string format_route(const json& response) {
   const Fields r(response, "");
   const std::vector<Fields> hops = r.objects("hops");
   std::string out =
-      r.str("src") + " -> " + r.str("dst") + ": " + plural(hops.size(), "hop", "hops") + "\n";
+      r.str("src") + " -> " + r.str("dst") + ": " + plural(hops.size(), "hop", "hops");
+  if (r.has("lid_offset") && r.uint("lid_offset") > 0) {
+    out += " (DLID " + std::to_string(r.uint("dlid")) + ", LID offset " +
+           std::to_string(r.uint("lid_offset")) + ")";
+  }
+  out += "\n";
   TextTable t({Align::kRight, Align::kLeft, Align::kLeft, Align::kLeft, Align::kLeft}, "  ");
   std::size_t n = 0;
   for (const Fields& h : hops) {

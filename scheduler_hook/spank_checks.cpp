@@ -2,12 +2,15 @@
 #include "scheduler_hook/spank_checks.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
 #include <utility>
 
+#include "plugin/notice/client/notice_client.hpp"
+#include "plugin/notice/request.hpp"
 #include "scheduler_hook/sdn_options.hpp"
 
 namespace {
@@ -90,4 +93,42 @@ extern "C" int ibsdn_spank_each_variable(int (*set)(const char*, const char*, vo
   } catch (...) {
     return -1;
   }
+}
+
+extern "C" int ibsdn_spank_lid_offset(const char* socket_path, unsigned long long job,
+                                      int timeout_ms, unsigned* offset, char* err,
+                                      size_t err_size) {
+  try {
+    if (socket_path == nullptr || offset == nullptr || timeout_ms <= 0) {
+      put(err, err_size, "no socket, no result or no time given");
+      return -1;
+    }
+    const std::string socket(socket_path);
+    const ibsdn::Reply r = ibsdn::call_controller(
+        socket, ibsdn::request_to_json(ibsdn::Request{ibsdn::JobsQuery{}}).dump(),
+        std::chrono::milliseconds(timeout_ms));
+    if (r.status != ibsdn::Reply::Status::kOk) {
+      put(err, err_size,
+          r.status == ibsdn::Reply::Status::kControllerError ? r.error_code + ": " + r.message
+                                                             : r.message);
+      return -1;
+    }
+    const nlohmann::json* jobs = r.response.contains("jobs") ? &r.response.at("jobs") : nullptr;
+    if (jobs != nullptr && jobs->is_array()) {
+      for (const nlohmann::json& j : *jobs) {
+        if (!j.is_object() || j.value("job", 0ULL) != job) continue;
+        const auto o = j.value("lid_offset", 0U);
+        if (o > 127) break;
+        *offset = o;
+        return 0;
+      }
+    }
+    put(err, err_size, "the controller at " + socket + " has no job " + std::to_string(job));
+    return -1;
+  } catch (const std::exception& e) {
+    put(err, err_size, std::string("asking the controller: ") + e.what());
+  } catch (...) {
+    put(err, err_size, "asking the controller: unknown error");
+  }
+  return -1;
 }

@@ -31,6 +31,13 @@ int ibsdn_spank_check(char* err, size_t err_size);
 int ibsdn_spank_each_variable(int (*set)(const char* name, const char* value, void* ctx),
                               void* ctx);
 
+/* Asks the controller at `socket_path` (within `timeout_ms`: connect, request and answer) for job
+ * `job`'s LID offset, the path bits its tasks must send with under LMC (`lid_offset` of the
+ * controller's `jobs` answer). 0 with *offset set; -1 with the reason in err: no answer, an error
+ * answer, or the job not among the controller's jobs. */
+int ibsdn_spank_lid_offset(const char* socket_path, unsigned long long job, int timeout_ms,
+                           unsigned* offset, char* err, size_t err_size);
+
 #ifdef __cplusplus
 }
 #endif

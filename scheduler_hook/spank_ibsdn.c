@@ -3,9 +3,20 @@
  * job is submitted, with the controller's own parser (spank_checks.h); a bad one is refused with
  * the parser's message. The values reach PrologSlurmctld as SPANK_SDN_* variables
  * (spank_job_control_setenv), where ibsdn-slurm-hook turns them into the job's request.
+ *
+ * In slurmstepd (remote context), for a job with --sdn-pattern, the plugin asks the controller for
+ * the job's LID offset (LMC: its own LIDs on shared nodes) and exports it to the tasks:
+ * IBSDN_LID_OFFSET, and UCX_IB_LID_PATH_BITS when it is not 0 (unless the job set its own).
+ * Arguments in plugstack.conf: socket=PATH (default: the job's IBSDN_SOCKET, else
+ * /run/ibsdn/notice.sock), timeout_ms=N (default 2000). A controller that does not answer
+ * leaves the job on its base LIDs (logged; the job runs).
  */
 #include <slurm/spank.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "scheduler_hook/spank_checks.h"
 
@@ -29,12 +40,18 @@ static struct spank_option ibsdn_options[] = {
 
 static const size_t ibsdn_option_count = sizeof ibsdn_options / sizeof ibsdn_options[0];
 
+/* slurmstepd: the job asked for SDN routes (--sdn-pattern). */
+static int sdn_requested = 0;
+
 static int option_cb(int val, const char* optarg, int remote) {
   char err[1024];
   size_t i;
   /* Checked where the user submits; slurmstepd sees the same value again, and a file the
    * value names may not exist on the compute node. */
-  if (remote) return 0;
+  if (remote) {
+    if (val == IBSDN_OPT_PATTERN) sdn_requested = 1;
+    return 0;
+  }
   if (ibsdn_spank_option(val, optarg, err, sizeof err) == 0) return 0;
   for (i = 0; i < ibsdn_option_count; i++) {
     if (ibsdn_options[i].val == val) {
@@ -81,4 +98,48 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
     return -1;
   }
   return ibsdn_spank_each_variable(set_job_control, sp);
+}
+
+/* slurmstepd, once per step and node before the tasks start: the job's LID offset into their
+ * environment. */
+int slurm_spank_user_init(spank_t sp, int ac, char** av) {
+  char socket[4096] = "/run/ibsdn/notice.sock";
+  char err[1024];
+  char text[16];
+  char existing[64];
+  int timeout_ms = 2000;
+  int i;
+  uint32_t job = 0;
+  unsigned offset = 0;
+  if (!spank_remote(sp) || !sdn_requested) return 0;
+  if (spank_getenv(sp, "IBSDN_SOCKET", socket, sizeof socket) != ESPANK_SUCCESS) {
+    snprintf(socket, sizeof socket, "%s", "/run/ibsdn/notice.sock");
+  }
+  for (i = 0; i < ac; i++) {
+    if (strncmp(av[i], "socket=", 7) == 0 && strlen(av[i] + 7) < sizeof socket) {
+      snprintf(socket, sizeof socket, "%s", av[i] + 7);
+    } else if (strncmp(av[i], "timeout_ms=", 11) == 0) {
+      char* end = NULL;
+      long t = strtol(av[i] + 11, &end, 10);
+      if (end != NULL && *end == '\0' && t > 0 && t <= 60000) timeout_ms = (int)t;
+    }
+  }
+  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) return 0;
+  if (ibsdn_spank_lid_offset(socket, job, timeout_ms, &offset, err, sizeof err) != 0) {
+    slurm_info("ibsdn: job %u: no LID offset from the controller (%s): its tasks use the base LIDs",
+               job, err);
+    return 0;
+  }
+  snprintf(text, sizeof text, "%u", offset);
+  spank_setenv(sp, "IBSDN_LID_OFFSET", text, 1);
+  if (offset == 0) return 0;
+  if (spank_getenv(sp, "UCX_IB_LID_PATH_BITS", existing, sizeof existing) == ESPANK_SUCCESS) {
+    slurm_info(
+        "ibsdn: job %u: UCX_IB_LID_PATH_BITS=%s kept (the job set it); its routes are on "
+        "LID offset %u",
+        job, existing, offset);
+    return 0;
+  }
+  spank_setenv(sp, "UCX_IB_LID_PATH_BITS", text, 1);
+  return 0;
 }

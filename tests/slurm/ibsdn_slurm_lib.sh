@@ -20,6 +20,8 @@
 #                                  With IBSDN_SLURM_AGENTS=0, no agent: every switch is a stock
 #                                  one, and install_backend auto puts the jobs' routes into the
 #                                  LFTs through OpenSM.
+#                                  With IBSDN_SLURM_LMC=N, opensm runs with -l N (2^N LIDs a
+#                                  port: jobs sharing nodes get LID offsets of their own).
 #                                  Writes the hook's configuration $WORK/hook.conf (the socket,
 #                                  StateDir, LogFile $WORK/hook.log, ConnectTimeoutMs 2000,
 #                                  TimeoutMs 5000; the hook reads it at every run, so a script
@@ -103,13 +105,14 @@ EOF
 controller_start() {
   local mark
   mark=$(file_size "$WORK/osm/opensm.log")
-  opensm_start opensm "$WORK/osm" -R sdn,no_fallback
+  # IBSDN_SLURM_LMC=N: opensm gives every port 2^N LIDs (-l N).
+  opensm_start opensm "$WORK/osm" -R sdn,no_fallback -l "${IBSDN_SLURM_LMC:-0}"
   opensm_wait_audit "$WORK/osm" 60 "$mark"
 }
 
 ibsdn_slurm_cluster_start() {
   slurm_cluster_start --prolog-slurmctld "$WORK/hook.sh" --epilog-slurmctld "$WORK/hook.sh" \
-    --plugstack "required $spank" --cred-expire 5 --sched-param sched_interval=1 \
+    --plugstack "required $spank socket=$WORK/notice.sock" --cred-expire 5 --sched-param sched_interval=1 \
     --conf PrologEpilogTimeout=30 "$@" "${IBSDN_SLURM_NODES[@]}"
 }
 

@@ -75,8 +75,10 @@ pass "ring job $ring: $(cat "$jobs/$ring.out"); after it, no job and no entry re
 nn=$(submit -N8 --sdn-pattern=3dnn --wrap "$check_own_flows")
 expect_completed "$nn" "sbatch -N8 --sdn-pattern=3dnn"
 (($(entries_of "$nn") > 0)) || fail "3dnn job $nn: $(cat "$jobs/$nn.out") (DmodK alone routes it?)"
-a=$(submit -N4 -w 'n[0001-0002,0005-0006]' --oversubscribe --sdn-pattern=ring --wrap "$check_own_flows; sleep 4")
-b=$(submit -N4 -w 'n[0005-0006,0009-0010]' --oversubscribe --sdn-pattern=shift:k=1 --wrap "$check_own_flows; sleep 4")
+# Each prints the LID offset the SPANK plugin exported (with LMC the two get their own LIDs).
+show_offset='echo "lid_offset=${IBSDN_LID_OFFSET-unset} path_bits=${UCX_IB_LID_PATH_BITS-unset}"'
+a=$(submit -N4 -w 'n[0001-0002,0005-0006]' --oversubscribe --sdn-pattern=ring --wrap "$check_own_flows; $show_offset; sleep 4")
+b=$(submit -N4 -w 'n[0005-0006,0009-0010]' --oversubscribe --sdn-pattern=shift:k=1 --wrap "$check_own_flows; $show_offset; sleep 4")
 slurm_wait_job "$a" RUNNING 15 || fail "job $a not running"
 slurm_wait_job "$b" RUNNING 15 || fail "job $b not running"
 both=$(controller_jobs)
@@ -84,8 +86,16 @@ both=$(controller_jobs)
   fail "overlapping jobs $a and $b: the controller has '$both'"
 expect_completed "$a" "overlapping job a"
 expect_completed "$b" "overlapping job b"
+offsets=$(sed -n 's/^lid_offset=//p' "$jobs/$a.out" "$jobs/$b.out" | sort | tr '\n' ' ')
+if ((${IBSDN_SLURM_LMC:-0} > 0)); then
+  [[ $offsets == "0 path_bits=unset 1 path_bits=1 " ]] ||
+    fail "overlapping jobs with LMC: the tasks saw '$offsets', not offsets 0 and 1 (path bits 1)"
+else
+  [[ $offsets == "0 path_bits=unset 0 path_bits=unset " ]] ||
+    fail "overlapping jobs without LMC: the tasks saw '$offsets', not offset 0 twice"
+fi
 expect_released "jobs $nn $a $b"
-pass "3dnn job $nn ($(entries_of "$nn") entries) and overlapping jobs $a, $b (at the controller at once: $(entries_of "$a") and $(entries_of "$b") entries) found them installed; all released"
+pass "3dnn job $nn ($(entries_of "$nn") entries) and overlapping jobs $a, $b (at the controller at once: $(entries_of "$a") and $(entries_of "$b") entries) found them installed, with LID offsets ${offsets% }; all released"
 
 # --- 3. a bad pattern is refused at submit time ------------------------------------------------
 if out=$(sbatch --parsable -N2 --sdn-pattern=shift:k=0 --wrap true 2>&1); then

@@ -498,6 +498,19 @@ TEST(IbsdnctlFormat, Route_MarksFlowEntryJobLftEntryAndDefaultLftHops) {
             "  4  l1s004  guid=0x0002c90300000004  out_port=2  lft-entry (cookie=0x1092)\n");
 }
 
+TEST(IbsdnctlFormat, Route_OfAJobOnALidOffsetNamesItsDlid) {
+  const std::vector<RouteHop> hops = {{"node01", Guid(0x0002c90300000a01), PortNum(1), false, 0}};
+  json r = route_response("node01", "node02", hops);
+  r["dlid"] = 5u;
+  r["lid_offset"] = 1u;
+  EXPECT_EQ(format_route(r),
+            "node01 -> node02: 1 hop (DLID 5, LID offset 1)\n"
+            "  1  node01  guid=0x0002c90300000a01  out_port=1  lft\n");
+  r["dlid"] = 4u;
+  r["lid_offset"] = 0u;
+  EXPECT_EQ(format_route(r).substr(0, 24), "node01 -> node02: 1 hop\n");
+}
+
 TEST(IbsdnctlFormat, Audit_ConsistentOrFindingsTable) {
   const json clean = audit_response(24, {});
   EXPECT_EQ(format_audit(clean), "audit: 24 switches checked, consistent\n");
