@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <unordered_map>
 
 #include "common/names.hpp"
 #include "plugin/controller/job_controller.hpp"
@@ -101,6 +102,10 @@ void JobController::take_over(bool switches_are_truth) {
   }
   const Fabric& f = fabric_->subnet.fabric;
   const HostMap* map = hosts_ ? &*hosts_ : nullptr;
+  // An LMC alias (a job on a LID offset) -> its port's base LID.
+  std::unordered_map<std::uint16_t, Lid> base_of;
+  for (const auto& [alias, base] : fabric_->subnet.lmc_aliases)
+    base_of.emplace(alias.value(), base);
   std::size_t adopted = 0;
   std::size_t taken = 0;
   for (auto& [cookie, by_switch] : found) {
@@ -141,7 +146,13 @@ void JobController::take_over(bool switches_are_truth) {
       entries += list.size();
       for (const FlowEntry& e : list) {
         if (!e.match.dlid || e.match.dlid->mask != 0xffff) continue;
-        const auto owner = fabric_->subnet.lids.owner(Lid(e.match.dlid->value));
+        Lid dlid(e.match.dlid->value);
+        if (const auto b = base_of.find(dlid.value()); b != base_of.end()) {
+          // The job sent on its LID offset (LMC): keep it, so no new job takes it on its nodes.
+          j.lid_offset = static_cast<std::uint8_t>(dlid.value() - b->second.value());
+          dlid = b->second;
+        }
+        const auto owner = fabric_->subnet.lids.owner(dlid);
         if (!owner || !f.node(owner->node).is_hca()) continue;
         if (std::string h = host_name_of(f, map, owner->node); !h.empty()) hosts.insert(h);
       }
@@ -189,6 +200,19 @@ void JobController::take_over(bool switches_are_truth) {
                            std::to_string(adopted) + " adopted, " + std::to_string(taken) +
                            " stored jobs took the entries found, " + std::to_string(dropped) +
                            " dropped, " + std::to_string(unanswered) + " switches did not answer");
+  // Flow entries carry their job's cookie; an LFT entry carries nothing. Where the other master
+  // wrote jobs' routes into LFTs, this one knows only the jobs its own store holds (their blocks
+  // are rewritten by the LFT audit); any other such job now runs on the default routes, which
+  // this opensm's sweep wrote.
+  const std::set<Guid> lft_only = switches_.incapable();
+  if (switches_are_truth && config_.install_backend != InstallBackend::kFlowTable &&
+      !lft_only.empty() && lft_unavailable().empty()) {
+    log(LogLevel::kWarn,
+        "took over from another master: " + std::to_string(lft_only.size()) +
+            " switch(es) without an SDN agent hold jobs' routes in their LFTs, which carry no job "
+            "id: a job this controller's store does not hold runs on the default routes there "
+            "(ibsdn-slurm-reconcile lists such jobs as missing)");
+  }
 }
 
 }  // namespace ibsdn::plugin

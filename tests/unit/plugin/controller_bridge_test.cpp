@@ -899,6 +899,37 @@ TEST(ControllerFailover, ANewMasterWithoutAStoreAdoptsTheEntriesOnTheSwitchesByC
   for (const Lid l : s.switch_lids()) EXPECT_TRUE(glue.table(l).empty()) << l.value();
 }
 
+/// With LMC, a job on shared nodes sends to its hosts' second LIDs: a new master adopts its flow
+/// entries with that LID offset (so that no new job takes it on those nodes) and finds its hosts
+/// through the aliases.
+TEST(ControllerFailover, AJobOnALidOffsetIsAdoptedWithItsOffsetAndHosts) {
+  TestFabric s(1);
+  FakeGlue glue;
+  s.attach_all(glue);
+  {
+    Sandbox old_master;
+    Running run(glue, old_master, s);
+    ASSERT_TRUE(ask(old_master.socket(), job_start(7, "random-perm")).value("ok", false));
+    const json second = ask(old_master.socket(), job_start(8, "all-to-all"));
+    ASSERT_TRUE(second.value("ok", false)) << second.dump();
+    ASSERT_EQ(second.at("lid_offset"), 1);
+    ASSERT_GT(second.at("entries").get<int>(), 0);
+  }
+  Sandbox new_master;
+  Running run(glue, new_master, s);
+  const json jobs = jobs_of(new_master.socket());
+  ASSERT_EQ(jobs.size(), 2u) << jobs.dump();
+  EXPECT_EQ(jobs.at(0).at("lid_offset"), 0) << jobs.dump();
+  EXPECT_EQ(jobs.at(1).at("lid_offset"), 1) << jobs.dump();
+  EXPECT_GT(jobs.at(1).at("nodes").get<int>(), 0) << "hosts rebuilt through the aliases";
+  // With job 7 gone, a job on the same nodes takes offset 0, not the adopted job's 1.
+  ASSERT_TRUE(
+      ask(new_master.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 7}}).value("ok", false));
+  const json third = ask(new_master.socket(), job_start(9, "ring"));
+  ASSERT_TRUE(third.value("ok", false)) << third.dump();
+  EXPECT_EQ(third.at("lid_offset"), 0) << third.dump();
+}
+
 TEST(ControllerFailover, AStandbyRefusesJobNoticesAndLeavesTheSwitchesAlone) {
   TestFabric s;
   FakeGlue glue;

@@ -5,6 +5,9 @@
 // entries come back from the store after a restart.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "plugin/opensm/abi_fabric.hpp"
 #include "routing/lft.hpp"
 #include "tests/unit/plugin/controller_harness.hpp"
@@ -305,6 +308,31 @@ TEST(LftBackend, TheEntriesComeBackFromTheStoreWhenARestartedOpenSmWroteTheDefau
   for (const auto& [g, t] : b.defaults) b.glue.set_lft(g, t);
   Running again(b.glue, box, b.s);
   EXPECT_EQ(b.glue.lfts(), installed) << b.glue.log_text();
+}
+
+/// A new master after a standby term takes jobs over from the flow tables' cookies; an LFT entry
+/// carries none, so a job that only the other master knew is not taken over from the LFTs: the
+/// log says so (and the reconcile names such jobs).
+TEST(LftBackend, ANewMasterSaysItCannotTakeJobsOverFromLfts) {
+  LftBed b;
+  Sandbox a;
+  Sandbox other;
+  {
+    Running run(b.glue, a, b.s);  // a is master: job 79 in the LFTs
+    ASSERT_TRUE(ask(a.socket(), job_start(79, "random-perm")).value("ok", false));
+  }
+  b.glue.set_sm_state(OSMSDN_SM_STANDBY);
+  Running run(b.glue, other, b.s, false);
+  for (int i = 0;
+       i < 200 &&
+       ask(other.socket(), {{"v", 1}, {"op", "ping"}}).value("sm_state", "") != "STANDBY";
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  b.glue.set_sm_state(OSMSDN_SM_MASTER);
+  run.subnet_up();
+  EXPECT_GE(b.glue.count("which carry no job id"), 1u) << b.glue.log_text();
+  EXPECT_TRUE(ask(other.socket(), {{"v", 1}, {"op", "jobs"}}).at("jobs").empty());
 }
 
 TEST(LftBackend, IsRefusedWhenOpenSmRunsAnotherRoutingEngine) {
