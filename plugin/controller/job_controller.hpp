@@ -105,6 +105,11 @@ class JobController {
   static constexpr const char* kAdoptedUser = "adopted";
 
   [[nodiscard]] bool has_fabric() const { return fabric_ != nullptr; }
+  /// Before OpenSM's first sweep: reloads the stored jobs and hands their LFT entries to the
+  /// routing engine, so that a restarted opensm writes them with its first tables instead of the
+  /// defaults (the engine leaves out an entry that no longer delivers; the jobs are re-routed at
+  /// the first SUBNET UP, which then reloads nothing).
+  void reload_before_first_sweep();
   [[nodiscard]] std::size_t active_jobs() const { return jobs_.size(); }
 
  private:

@@ -38,6 +38,14 @@ void JobController::unpersist(JobId id) {
   }
 }
 
+void JobController::reload_before_first_sweep() {
+  if (reloaded_ || fabric_ != nullptr) return;
+  reload_from_store();
+  reloaded_ = true;
+  keep_lft_overrides();
+  publish();
+}
+
 void JobController::reload_from_store() {
   if (store_ == nullptr) return;
   LoadedJobs loaded;

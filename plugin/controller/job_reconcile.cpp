@@ -153,8 +153,8 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
   }
   reconcile(std::nullopt, first || took_over);
   guard_load("on the new fabric");
-  // The routing engine keeps every job's LFT entries from the next sweep on (after a restart it
-  // did not know them: the LFT audit below writes them back).
+  // The routing engine keeps every job's LFT entries from the next sweep on (it had the stored
+  // ones since the controller started; the LFT audit below writes back whatever differs).
   keep_lft_overrides();
   AuditOutcome a = audit_switches(switches_.due(SwitchRegistry::Clock::now()), true);
   audit_lft_blocks(a, true);

@@ -84,6 +84,7 @@ Controller::Controller(const osmsdn_glue_ops& ops, Options options)
   jobs_ = std::make_unique<JobController>(
       config_, std::move(hosts), &*store_, transport_,
       [this](LogLevel l, const std::string& m) { log(l, m); }, slurm_uid, &lft_access_);
+  jobs_->reload_before_first_sweep();
 
   worker_ = std::thread([this] { run(); });
   try {
