@@ -176,6 +176,7 @@ class Parser {
     std::uint64_t job = 0;
     std::string switch_ref;
     bool from_switch = false;
+    bool path_bits = false;
     bool repair = false;
     std::uint32_t top = 0;
     std::string src;
@@ -220,6 +221,7 @@ class Parser {
   CLI::App* links_ = nullptr;
   CLI::Option* links_top_ = nullptr;
   CLI::App* route_ = nullptr;
+  CLI::Option* jobs_job_ = nullptr;
   CLI::Option* route_job_ = nullptr;
   CLI::App* audit_ = nullptr;
   CLI::App* stats_ = nullptr;
@@ -300,6 +302,7 @@ void Parser::add_queries() {
                    "read the tables back from the switches instead of the controller's intent");
 
   jobs_ = command(app_, "jobs", "list the active jobs");
+  jobs_job_ = job_option(*jobs_, false, "only this job");
 
   links_ = command(app_, "links", "list the loaded links, most loaded first");
   links_top_ = links_->add_option("--top", v_.top, "only the N most loaded links")
@@ -377,6 +380,9 @@ void Parser::add_job_commands() {
                        "(dry_run: report what would change, write nothing)")
           ->type_name("BACKEND")
           ->check(CLI::IsMember({"auto", "flow_table", "lft", "dry_run"}));
+  start_->add_flag("--path-bits", v_.path_bits,
+                   "the job's tasks send with the LID offset the controller gives (LMC: its own "
+                   "LIDs on shared nodes; the SPANK plugin exports it as UCX_IB_LID_PATH_BITS)");
 
   end_ = command(*job, "end", "remove a job's flow entries (its traffic returns to the LFT)");
   job_option(*end_, true, "the job id");
@@ -455,7 +461,11 @@ JobId Parser::own_job(const CLI::Option* job, const Environment& env) const {
 
 Request Parser::build(const Environment& env) const {
   if (ping_->parsed()) return PingQuery{};
-  if (jobs_->parsed()) return JobsQuery{};
+  if (jobs_->parsed()) {
+    JobsQuery q;
+    if (jobs_job_->count() > 0) q.job = JobId(v_.job);
+    return q;
+  }
   if (audit_->parsed()) return AuditQuery{v_.repair};
   if (stats_->parsed()) return StatsQuery{};
   if (flows_->parsed()) {
@@ -489,6 +499,7 @@ Request Parser::build(const Environment& env) const {
     r.elephants = parse_elephants(v_.elephants);
     if (start_algorithm_->count() > 0) r.algorithm = v_.algorithm;
     if (start_backend_->count() > 0) r.backend = parse_install_backend(v_.backend);
+    r.path_bits = v_.path_bits;
     return r;
   }
   if (end_->parsed()) return JobEndRequest{JobId(v_.job)};

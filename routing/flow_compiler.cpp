@@ -92,6 +92,7 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
   const FlowTables no_tables;
   const FlowTables& foreign = opt.foreign != nullptr ? *opt.foreign : no_tables;
   const auto pinned = [&](std::size_t i) { return opt.pinned != nullptr && (*opt.pinned)[i]; };
+  const LidMap& lids = opt.lids != nullptr ? *opt.lids : lfts.lids;
   CompiledFlows out;
   out.on_default.assign(n, false);
 
@@ -134,8 +135,8 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
     if (std::string why = validate_path(f, flows[i], paths[i]); !why.empty()) {
       throw std::invalid_argument("compile_flows: flow " + std::to_string(i) + ": " + why);
     }
-    const Lid slid = lfts.lids.lid(flows[i].src);
-    const Lid dlid = lfts.lids.lid(flows[i].dst);
+    const Lid slid = lids.lid(flows[i].src);
+    const Lid dlid = lids.lid(flows[i].dst);
     if (dlid.value() == 0 || slid.value() == 0) {
       throw std::invalid_argument("compile_flows: flow " + std::to_string(i) +
                                   " has an endpoint without a LID");
@@ -178,8 +179,8 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
   for (std::uint32_t i : order) {
     opt.deadline.check_every(step++, "compiling: admitting flows");
     if (pinned(i)) continue;
-    const Lid slid = lfts.lids.lid(flows[i].src);
-    const Lid dlid = lfts.lids.lid(flows[i].dst);
+    const Lid slid = lids.lid(flows[i].src);
+    const Lid dlid = lids.lid(flows[i].dst);
     std::map<NodeIdx, std::uint32_t> extra;
     bool fits = true;
     for (const Hop& h : needs[i]) {
@@ -227,7 +228,7 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
   }
   std::map<std::pair<NodeIdx, std::uint16_t>, std::set<std::uint8_t>> ports_toward;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint16_t dlid = lfts.lids.lid(flows[i].dst).value();
+    const std::uint16_t dlid = lids.lid(flows[i].dst).value();
     for (const Hop& h : switch_hops(f, intended[i]))
       ports_toward[{h.sw, dlid}].insert(h.port.value());
   }
@@ -235,8 +236,8 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
   std::set<std::pair<NodeIdx, std::uint16_t>> merged;
   for (std::uint32_t i : order) {
     if (!admitted[i]) continue;
-    const Lid slid = lfts.lids.lid(flows[i].src);
-    const Lid dlid = lfts.lids.lid(flows[i].dst);
+    const Lid slid = lids.lid(flows[i].src);
+    const Lid dlid = lids.lid(flows[i].dst);
     out.override_hops += needs[i].size();
     for (const Hop& h : needs[i]) {
       const auto key = std::pair{h.sw, dlid.value()};
@@ -264,6 +265,7 @@ CompiledFlows compile_flows(const Fabric& f, const LftSet& lfts, std::span<const
   // and the new ones.
   const auto own = std::make_shared<const FlowTables>(build_flow_tables(out.tables));
   TraceOptions to;
+  to.lids = opt.lids;
   to.override_port = [&foreign, own](NodeIdx sw, const PacketHeader& h) -> std::optional<PortNum> {
     const FlowEntry* e = winning_entry(*own, foreign, sw, h);
     if (e == nullptr) return std::nullopt;

@@ -56,6 +56,9 @@ struct CompileOptions {
   const std::vector<bool>* pinned = nullptr;
   /// Checked inside the loops: compile_flows throws DeadlineExceeded once it passes.
   Deadline deadline{};
+  /// The LIDs the job's packets carry, when not `lfts.lids` (TraceOptions::lids): its entries
+  /// match them.
+  const LidMap* lids = nullptr;
 };
 
 struct CompiledFlows {

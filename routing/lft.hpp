@@ -168,6 +168,9 @@ struct TraceOptions {
   ForwardingOverride override_port;
   /// Switch hops before giving up; InfiniBand's directed routes stop at 64 too.
   std::size_t max_hops = 64;
+  /// The LIDs the packet carries, when not `lfts.lids`: a job on an LMC LID offset addresses the
+  /// hosts at their base LID + offset (routing/subnet.hpp, lids_at_offset). Must outlive the call.
+  const LidMap* lids = nullptr;
 };
 
 enum class TraceStatus : std::uint8_t {

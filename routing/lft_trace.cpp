@@ -53,13 +53,14 @@ Trace trace(const Fabric& f, const LftSet& lfts, NodeIdx src, NodeIdx dst,
     t.error = std::move(why);
     return t;
   };
-  const PacketHeader header{lfts.lids.lid(src), lfts.lids.lid(dst)};
+  const LidMap& lids = opts.lids != nullptr ? *opts.lids : lfts.lids;
+  const PacketHeader header{lids.lid(src), lids.lid(dst)};
   if (header.slid.value() == 0) return stop(TraceStatus::kNoLid, f.node(src).name + " has no LID");
   if (header.dlid.value() == 0) return stop(TraceStatus::kNoLid, f.node(dst).name + " has no LID");
   // Built only for error messages: all-pairs checks trace millions of routes.
-  const auto to = [&]() { return "LID " + lid_label(f, lfts.lids, header.dlid); };
+  const auto to = [&]() { return "LID " + lid_label(f, lids, header.dlid); };
 
-  const LidOwner from = *lfts.lids.owner(header.slid);
+  const LidOwner from = *lids.owner(header.slid);
   const Port& first = f.port(src, from.port);
   if (!first.connected()) {
     return stop(TraceStatus::kUncabled,

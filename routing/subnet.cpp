@@ -13,12 +13,12 @@ NodeIdx Subnet::node_of(Guid guid) const {
   throw std::invalid_argument("no node with GUID " + guid_text(guid));
 }
 
-unsigned lids_per_port(const Subnet& s, NodeIdx host) {
-  const Lid base = s.lids.lid(host);
-  if (base.value() == 0) return 1;
-  unsigned n = 1;
-  for (const auto& [alias, of] : s.lmc_aliases) n += of == base ? 1u : 0u;
-  return n;
+std::vector<unsigned> lids_per_node(const Subnet& s) {
+  std::vector<unsigned> out(s.fabric.num_nodes(), 1);
+  for (const auto& [alias, base] : s.lmc_aliases) {
+    if (const auto owner = s.lids.owner(base)) ++out[owner->node.value()];
+  }
+  return out;
 }
 
 LidMap lids_at_offset(const Subnet& s, std::uint8_t offset, const std::vector<NodeIdx>& hosts) {
@@ -35,8 +35,7 @@ LidMap lids_at_offset(const Subnet& s, std::uint8_t offset, const std::vector<No
     const Lid base = s.lids.lid(h);
     if (base.value() == 0 || !has(base)) {
       throw std::invalid_argument(f.node(h).name + " has no LID at offset " +
-                                  std::to_string(offset) + " (its port answers " +
-                                  std::to_string(lids_per_port(s, h)) + " LID(s): LMC)");
+                                  std::to_string(offset) + " (LMC: its port answers too few)");
     }
   }
   LidMap out(f);

@@ -23,8 +23,9 @@ struct Subnet {
   [[nodiscard]] NodeIdx node_of(Guid guid) const;
 };
 
-/// How many LIDs HCA `host`'s port answers (2^LMC; 1 without LMC or without a LID).
-[[nodiscard]] unsigned lids_per_port(const Subnet& s, NodeIdx host);
+/// Per node (by NodeIdx): how many LIDs its port answers, 2^LMC (1 without LMC or without a
+/// LID; a switch's 1). O(nodes + aliases).
+[[nodiscard]] std::vector<unsigned> lids_per_node(const Subnet& s);
 
 /// The subnet's LIDs as a job on LID offset `offset` (its path bits) addresses the hosts: every HCA
 /// port with a LID at base LID + `offset`, the switches at their own. With LMC a port answers

@@ -86,7 +86,10 @@ std::optional<JobStartRequest> job_start_from_environment(const Environment& env
   JobStartRequest r;
   r.job = job_id_from_environment(env);
   const SdnVariables vars = sdn_variables(env);
-  if (!apply_variables(vars, r)) {
+  // A job with the SPANK plugin's options: the plugin exports the job's LID offset to its tasks
+  // in slurmstepd, so the controller may give it one (LMC). A default pattern's job: base LIDs.
+  r.path_bits = apply_variables(vars, r);
+  if (!r.path_bits) {
     if (!config.default_pattern) return std::nullopt;
     r.traffic = *config.default_pattern;
     // The job's own hints, ranks and mapping still apply to the default pattern.

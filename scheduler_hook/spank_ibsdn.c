@@ -78,6 +78,8 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
   return 0;
 }
 
+static void export_lid_offset(spank_t sp, int ac, char** av);
+
 static int set_job_control(const char* name, const char* value, void* ctx) {
   spank_err_t rc = spank_job_control_setenv((spank_t)ctx, name, value, 1);
   if (rc != ESPANK_SUCCESS) {
@@ -90,8 +92,10 @@ static int set_job_control(const char* name, const char* value, void* ctx) {
 int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
   char err[1024];
   spank_context_t ctx = spank_context();
-  (void)ac;
-  (void)av;
+  if (ctx == S_CTX_REMOTE) {
+    if (sdn_requested) export_lid_offset(sp, ac, av);
+    return 0;
+  }
   if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR) return 0;
   if (ibsdn_spank_check(err, sizeof err) != 0) {
     slurm_error("ibsdn: %s", err);
@@ -100,18 +104,19 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char** av) {
   return ibsdn_spank_each_variable(set_job_control, sp);
 }
 
-/* slurmstepd, once per step and node before the tasks start: the job's LID offset into their
- * environment. */
-int slurm_spank_user_init(spank_t sp, int ac, char** av) {
+/* slurmstepd (remote context, still root: the controller admits root beyond the per-user
+ * connection limit, which a job's many nodes asking at once would reach), once per step and node
+ * before the tasks start: the job's LID offset into their environment. */
+static void export_lid_offset(spank_t sp, int ac, char** av) {
   char socket[4096] = "/run/ibsdn/notice.sock";
   char err[1024];
   char text[16];
-  char existing[64];
+  char existing[256];
   int timeout_ms = 2000;
   int i;
   uint32_t job = 0;
   unsigned offset = 0;
-  if (!spank_remote(sp) || !sdn_requested) return 0;
+  spank_err_t rc;
   if (spank_getenv(sp, "IBSDN_SOCKET", socket, sizeof socket) != ESPANK_SUCCESS) {
     snprintf(socket, sizeof socket, "%s", "/run/ibsdn/notice.sock");
   }
@@ -124,22 +129,22 @@ int slurm_spank_user_init(spank_t sp, int ac, char** av) {
       if (end != NULL && *end == '\0' && t > 0 && t <= 60000) timeout_ms = (int)t;
     }
   }
-  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) return 0;
+  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) return;
   if (ibsdn_spank_lid_offset(socket, job, timeout_ms, &offset, err, sizeof err) != 0) {
     slurm_info("ibsdn: job %u: no LID offset from the controller (%s): its tasks use the base LIDs",
                job, err);
-    return 0;
+    return;
   }
   snprintf(text, sizeof text, "%u", offset);
   spank_setenv(sp, "IBSDN_LID_OFFSET", text, 1);
-  if (offset == 0) return 0;
-  if (spank_getenv(sp, "UCX_IB_LID_PATH_BITS", existing, sizeof existing) == ESPANK_SUCCESS) {
+  if (offset == 0) return;
+  rc = spank_getenv(sp, "UCX_IB_LID_PATH_BITS", existing, sizeof existing);
+  if (rc != ESPANK_ENV_NOEXIST) {
     slurm_info(
         "ibsdn: job %u: UCX_IB_LID_PATH_BITS=%s kept (the job set it); its routes are on "
         "LID offset %u",
-        job, existing, offset);
-    return 0;
+        job, rc == ESPANK_SUCCESS ? existing : "(too long to show)", offset);
+    return;
   }
   spank_setenv(sp, "UCX_IB_LID_PATH_BITS", text, 1);
-  return 0;
 }

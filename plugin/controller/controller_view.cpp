@@ -43,8 +43,16 @@ const FabricSnapshot& fabric_of(const ControllerView& v) {
   return *v.fabric;
 }
 
-json jobs_answer(const ControllerView& v) {
+json jobs_answer(const ControllerView& v, const JobsQuery& q) {
   std::vector<JobSummary> list;
+  if (q.job) {
+    const auto it = v.jobs.find(*q.job);
+    if (it == v.jobs.end()) {
+      throw NoticeFailure(ErrorCode::kUnknownJob, job_text(*q.job) + " is not active", "/job");
+    }
+    list.push_back(it->second->summary);
+    return jobs_response(list);
+  }
   list.reserve(v.jobs.size());
   for (const auto& [id, j] : v.jobs) list.push_back(j->summary);
   return jobs_response(list);
@@ -138,25 +146,24 @@ json route_answer(const ControllerView& v, const RouteQuery& q) {
     }
     offset = it->second->summary.lid_offset;
   }
-  std::optional<LftSet> shifted;
+  std::optional<LidMap> shifted;
   if (offset > 0) {
     try {
-      LidMap lids = lids_at_offset(fs.subnet, static_cast<std::uint8_t>(offset), {src, dst});
-      shifted.emplace(fs.lfts);
-      shifted->lids = std::move(lids);
+      shifted.emplace(lids_at_offset(fs.subnet, static_cast<std::uint8_t>(offset), {src, dst}));
     } catch (const std::invalid_argument& e) {
       throw NoticeFailure(ErrorCode::kUnroutable, e.what(), "/job");
     }
   }
-  const LftSet& lfts = shifted ? *shifted : fs.lfts;
+  const LidMap& lids = shifted ? *shifted : fs.lfts.lids;
   const auto tables = std::make_shared<const FlowTables>(build_flow_tables(view_tables(v)));
   TraceOptions to;
   to.override_port = flow_table_override(tables);
-  const Trace t = trace(f, lfts, src, dst, to);
+  to.lids = &lids;
+  const Trace t = trace(f, fs.lfts, src, dst, to);
   if (!t.ok()) {
     throw NoticeFailure(ErrorCode::kUnroutable, q.src + " -> " + q.dst + ": " + t.error);
   }
-  const PacketHeader h{lfts.lids.lid(src), lfts.lids.lid(dst)};
+  const PacketHeader h{lids.lid(src), lids.lid(dst)};
   std::vector<RouteHop> hops;
   for (const LinkId l : t.path) {
     const Link& link = f.link(l);
@@ -219,7 +226,7 @@ std::optional<json> answer_from_view(const ControllerView& view, const Request& 
           using T = std::decay_t<decltype(r)>;
           if constexpr (std::is_same_v<T, PingQuery>)
             return pong_response(view.version, view.sm_state);
-          if constexpr (std::is_same_v<T, JobsQuery>) return jobs_answer(view);
+          if constexpr (std::is_same_v<T, JobsQuery>) return jobs_answer(view, r);
           if constexpr (std::is_same_v<T, FlowsQuery>) return flows_answer(view, r);
           if constexpr (std::is_same_v<T, LinksQuery>) return links_answer(view, r);
           if constexpr (std::is_same_v<T, RouteQuery>) return route_answer(view, r);

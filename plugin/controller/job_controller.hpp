@@ -267,16 +267,23 @@ class JobController {
   Installed install(JobId id, Placement from, Placement to, const std::set<Guid>& skip);
   /// Hands the LFT overrides of all jobs to the routing engine (after a change).
   void keep_lft_overrides();
-  /// The LID offset a new job gets: 0 without LMC; otherwise the offset fewest of its nodes
+  /// After a SUBNET UP: rewrites the blocks where the sweep wrote overrides that the jobs no
+  /// longer have (a job dropped at the take-over, moved or gone with the fabric); returns them.
+  std::size_t rewrite_swept_lft_blocks(const std::shared_ptr<const LftOverrides>& swept);
+  /// The LID offset a new job gets: 0 without LMC or when its tasks would not be told
+  /// (request.path_bits false); otherwise the offset fewest of its nodes
   /// share with running jobs on that offset (one no running job on its nodes uses, if any; the
   /// lowest on a tie), within the LIDs every one of its hosts answers.
   std::uint8_t pick_lid_offset(JobId id, const Job& j) const;
-  /// The LFTs with the LIDs `j` addresses the hosts by: fabric_->lfts at offset 0, else a copy in
-  /// `holder` (its hosts at base LID + offset). When the fabric no longer gives a host of the
-  /// job that LID (LMC lowered), the base LIDs, and `why` says so.
-  const LftSet& lfts_of(const Job& j, std::optional<LftSet>& holder, std::string* why) const;
-  /// The LID `j`'s packets to node `n` carry (an HCA's base LID + the job's offset).
-  Lid dlid_of(const Job& j, NodeIdx n) const;
+  /// The LID offset `j` is routed on: its own, or 0 when the fabric no longer gives every host
+  /// of the job that many LIDs (LMC lowered since it started). O(its nodes).
+  std::uint8_t offset_in_effect(const Job& j) const;
+  /// The LIDs `j` addresses the hosts by: fabric_->lfts.lids at offset 0, else a map in `holder`
+  /// (every host at base LID + offset; O(nodes + aliases), the tables are not copied). When its
+  /// offset is not in effect (offset_in_effect), the base LIDs, and `why` says so.
+  const LidMap& lids_of(const Job& j, std::optional<LidMap>& holder, std::string* why) const;
+  /// The LID a packet to node `n` carries from a job on offset `offset` (in effect).
+  Lid dlid_at(std::uint8_t offset, NodeIdx n) const;
 
   // The load guard (job_guard.cpp).
   /// The routed jobs' load (not the adopted ones'), by the measure each is guarded in
@@ -363,6 +370,11 @@ class JobController {
   std::unique_ptr<NetworkState> net_;
   std::map<JobId, Job> jobs_;
   bool reloaded_ = false;
+  /// Per node of the current fabric: the LIDs its port answers (2^LMC).
+  std::vector<unsigned> lids_per_node_;
+  /// The LFT overrides last handed to the routing engine (LftAccess::keep): what its latest sweep
+  /// wrote over the defaults.
+  std::shared_ptr<const LftOverrides> handed_lft_;
   bool master_ = true;
   bool takeover_ = false;  // another SM was master since this one last read the switches
   std::string sm_state_ = "MASTER";

@@ -62,10 +62,11 @@ void JobController::ensure_lft_paths(Job& j) const {
   const Fabric& f = fabric_->subnet.fabric;
   j.lft.clear();
   j.lft.reserve(j.flows.size());
-  std::optional<LftSet> shifted;
-  const LftSet& lfts = lfts_of(j, shifted, nullptr);
+  std::optional<LidMap> shifted;
+  TraceOptions to;
+  to.lids = &lids_of(j, shifted, nullptr);
   for (const Flow& fl : j.flows) {
-    Trace t = trace(f, lfts, fl.src, fl.dst);
+    Trace t = trace(f, fabric_->lfts, fl.src, fl.dst, to);
     j.lft.push_back(t.ok() ? std::move(t.path) : Path{});
   }
 }

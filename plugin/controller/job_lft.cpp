@@ -136,8 +136,9 @@ std::vector<LftBlock> JobController::lft_blocks_between(const LftOverrides& befo
 
 std::uint8_t JobController::pick_lid_offset(JobId id, const Job& j) const {
   const Subnet& s = fabric_->subnet;
+  if (!j.request.path_bits || s.lmc_aliases.empty()) return 0;
   unsigned lids = 128;  // LID offsets stop at 127 (LMC 7)
-  for (const NodeIdx h : j.nodes) lids = std::min(lids, lids_per_port(s, h));
+  for (const NodeIdx h : j.nodes) lids = std::min(lids, lids_per_node_.at(h.value()));
   if (lids <= 1) return 0;
   std::vector<bool> mine(s.fabric.num_nodes(), false);
   for (const NodeIdx h : j.nodes) mine[h.value()] = true;
@@ -150,35 +151,58 @@ std::uint8_t JobController::pick_lid_offset(JobId id, const Job& j) const {
   return static_cast<std::uint8_t>(std::min_element(shared.begin(), shared.end()) - shared.begin());
 }
 
-const LftSet& JobController::lfts_of(const Job& j, std::optional<LftSet>& holder,
-                                     std::string* why) const {
-  if (j.lid_offset == 0) return fabric_->lfts;
-  try {
-    LidMap lids = lids_at_offset(fabric_->subnet, j.lid_offset, j.nodes);
-    holder.emplace(fabric_->lfts);
-    holder->lids = std::move(lids);
-    return *holder;
-  } catch (const std::invalid_argument& e) {
-    if (why != nullptr) {
-      *why = std::string("the job's LID offset ") + std::to_string(j.lid_offset) +
-             " is gone from the fabric (" + e.what() + "): its routes are the base LIDs'";
-    }
-    return fabric_->lfts;
+std::uint8_t JobController::offset_in_effect(const Job& j) const {
+  if (j.lid_offset == 0) return 0;
+  for (const NodeIdx h : j.nodes) {
+    if (h.value() >= lids_per_node_.size() || lids_per_node_[h.value()] <= j.lid_offset) return 0;
   }
+  return j.lid_offset;
 }
 
-Lid JobController::dlid_of(const Job& j, NodeIdx n) const {
+const LidMap& JobController::lids_of(const Job& j, std::optional<LidMap>& holder,
+                                     std::string* why) const {
+  const std::uint8_t offset = offset_in_effect(j);
+  if (offset == 0) {
+    if (j.lid_offset != 0 && why != nullptr) {
+      *why = "the job's LID offset " + std::to_string(j.lid_offset) +
+             " is gone from the fabric (a host of the job answers fewer LIDs: LMC lowered): it "
+             "is routed on the base LIDs";
+    }
+    return fabric_->lfts.lids;
+  }
+  holder.emplace(lids_at_offset(fabric_->subnet, offset, {}));
+  return *holder;
+}
+
+Lid JobController::dlid_at(std::uint8_t offset, NodeIdx n) const {
   const Lid base = fabric_->lfts.lids.lid(n);
-  if (j.lid_offset == 0 || base.value() == 0 || fabric_->subnet.fabric.node(n).is_switch()) {
+  if (offset == 0 || base.value() == 0 || n.value() >= lids_per_node_.size() ||
+      lids_per_node_[n.value()] <= offset) {
     return base;
   }
-  return Lid(static_cast<std::uint16_t>(base.value() + j.lid_offset));
+  return Lid(static_cast<std::uint16_t>(base.value() + offset));
 }
 
 void JobController::keep_lft_overrides() {
   if (lft_ != nullptr) {
-    lft_->keep(std::make_shared<const LftOverrides>(lft_overrides(std::nullopt)));
+    handed_lft_ = std::make_shared<const LftOverrides>(lft_overrides(std::nullopt));
+    lft_->keep(handed_lft_);
   }
+}
+
+std::size_t JobController::rewrite_swept_lft_blocks(
+    const std::shared_ptr<const LftOverrides>& swept) {
+  if (lft_ == nullptr || !swept || !handed_lft_ || !lft_unavailable().empty()) return 0;
+  const std::vector<LftBlock> blocks = lft_blocks_between(*swept, *handed_lft_, {});
+  if (blocks.empty()) return 0;
+  const LftWriteResult res = lft_->write(blocks, lft_timeout());
+  counters_["lft_blocks_written"] += res.blocks;
+  log(res.failed.empty() ? LogLevel::kInfo : LogLevel::kWarn,
+      "LFTs: " + std::to_string(blocks.size()) +
+          " block(s) the sweep wrote with entries of jobs that changed or ended rewritten" +
+          (res.failed.empty() ? std::string()
+                              : ", " + std::to_string(res.failed.size()) + " switch(es) failed"));
+  return res.blocks;
 }
 
 JobController::Installed JobController::install(JobId id, Placement from, Placement to,
@@ -228,6 +252,7 @@ JobController::Installed JobController::install(JobId id, Placement from, Placem
     return out;
   }
   // The routing engine keeps the new entries from now on: a sweep in between writes them too.
+  handed_lft_ = after;
   lft_->keep(after);
   if (blocks.empty()) return out;
   const auto timeout = lft_timeout();

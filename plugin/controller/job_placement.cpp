@@ -65,12 +65,14 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   const Fabric& f = fabric_->subnet.fabric;
   const auto route_start = Clock::now();
   Plan p;
+  const LftSet& lfts = fabric_->lfts;
   // The LIDs the job's packets carry: the hosts' base LIDs, or base + the job's LID offset.
-  std::optional<LftSet> shifted;
+  std::optional<LidMap> shifted;
   std::string offset_lost;
-  const LftSet& lfts = lfts_of(j, shifted, &offset_lost);
+  const LidMap& lids = lids_of(j, shifted, &offset_lost);
   if (!offset_lost.empty()) p.ready.warnings.push_back(offset_lost);
-  p.ready.lid_offset = shifted ? j.lid_offset : 0;
+  const std::uint8_t my_offset = offset_in_effect(j);
+  p.ready.lid_offset = my_offset;
   JobTraffic traffic =
       build_job_traffic(f, j.nodes, current_traffic(j), j.request.ranks_per_node, j.request.mapping,
                         j.request.elephants, id, config_.limits.max_rank_flows);
@@ -103,7 +105,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   std::vector<bool> my_dlid(std::size_t{kMaxUnicastLid.value()} + 1, false);
   for (const Flow& fl : p.flows) {
     my_destination[fl.dst.value()] = true;
-    my_dlid[lfts.lids.lid(fl.dst).value()] = true;
+    my_dlid[lids.lid(fl.dst).value()] = true;
   }
 
   // Host pairs that an earlier job carries follow that job's path (on the same LIDs: jobs on
@@ -114,7 +116,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   for (const auto& [oid, o] : jobs_) {
     if (oid == id || !o.routed) continue;
     others_flows += o.flows.size();
-    if (order_of(oid, o) > mine || o.lid_offset != j.lid_offset) continue;
+    if (order_of(oid, o) > mine || offset_in_effect(o) != my_offset) continue;
     for (const Flow& fl : o.flows) {
       if (my_destination[fl.dst.value()]) owner.emplace(pair_key(fl), oid);
     }
@@ -186,12 +188,13 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   for (const auto& [oid, o] : jobs_) {
     if (oid == id || !o.routed) continue;
     const bool later = order_of(oid, o) > mine;
+    const std::uint8_t their_offset = offset_in_effect(o);
     for (std::size_t k = 0; k < o.flows.size() && k < o.effective.size(); ++k) {
       deadline.check_every(step++, "collecting other jobs' traffic");
-      const std::uint16_t dlid = dlid_of(o, o.flows[k].dst).value();
+      const std::uint16_t dlid = dlid_at(their_offset, o.flows[k].dst).value();
       if (!my_dlid[dlid]) continue;
       // A later job's flow on one of this job's pairs follows this job's path, wherever it goes.
-      if (later && o.lid_offset == j.lid_offset && mine_pairs.contains(pair_key(o.flows[k]))) {
+      if (later && their_offset == my_offset && mine_pairs.contains(pair_key(o.flows[k]))) {
         continue;
       }
       for (const LinkId l : o.effective[k]) {
@@ -258,6 +261,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   p.ready.algorithm = pick.name;
   p.ready.algorithm_reason = std::string(to_string(pick.reason));
   TraceOptions foreign_trace;
+  foreign_trace.lids = &lids;
   foreign_trace.override_port = flow_table_override_of(foreign);
   std::vector<Path> chosen(n);
   for (std::size_t k = 0; k < free_flows.size(); ++k) chosen[free_flows[k]] = std::move(routed[k]);
@@ -298,6 +302,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
   opt.foreign_traffic = &foreign_traffic;
   opt.pinned = &pinned;
   opt.deadline = deadline;
+  opt.lids = &lids;
   CompiledFlows compiled;
   try {
     compiled = compile_flows(f, lfts, p.flows, chosen, id, opt);
@@ -327,7 +332,7 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
     // Another job's LFT entry (destination-wide) decides a hop of this flow: it follows that
     // job's tree towards the shared destination.
     if (p.off_path[i] == OffPath::kNone && compiled.effective[i] != chosen[i]) {
-      const PacketHeader h{lfts.lids.lid(p.flows[i].src), lfts.lids.lid(p.flows[i].dst)};
+      const PacketHeader h{lids.lid(p.flows[i].src), lids.lid(p.flows[i].dst)};
       for (const LinkId l : compiled.effective[i]) {
         const FlowEntry* e = winning_entry(foreign, f.link(l).from, h);
         if (e == nullptr || e->match.slid ||
@@ -344,7 +349,9 @@ JobController::Plan JobController::plan(JobId id, const Job& j, const std::set<G
       p.off_path[i] = OffPath::kNoEntry;
       ++not_installed;
     }
-    Trace plain = trace(f, lfts, p.flows[i].src, p.flows[i].dst);
+    TraceOptions plain_trace;
+    plain_trace.lids = &lids;
+    Trace plain = trace(f, lfts, p.flows[i].src, p.flows[i].dst, plain_trace);
     if (plain.ok() && plain.path == compiled.effective[i]) ++on_lft;
     p.lft.push_back(plain.ok() ? std::move(plain.path) : Path{});
   }

@@ -61,10 +61,10 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
         if (!tables) tables = flow_table_override(all_tables());
         TraceOptions to;
         to.override_port = *tables;
-        std::optional<LftSet> shifted;
-        const LftSet& lfts = lfts_of(j, shifted, nullptr);
+        std::optional<LidMap> shifted;
+        to.lids = &lids_of(j, shifted, nullptr);
         for (const Flow& fl : j.flows) {
-          Trace t = trace(f, lfts, fl.src, fl.dst, to);
+          Trace t = trace(f, fabric_->lfts, fl.src, fl.dst, to);
           if (!t.ok()) {
             ok = false;
             why = t.error;
@@ -127,11 +127,14 @@ void JobController::reconcile(std::optional<OrderKey> after, bool accept_unknown
 
 void JobController::fabric_updated(FabricSnapshot snapshot) {
   const bool first = fabric_ == nullptr;
+  // What the sweep that led here wrote over the defaults.
+  const std::shared_ptr<const LftOverrides> swept = handed_lft_;
   fabric_ = std::make_shared<const FabricSnapshot>(std::move(snapshot));
   // Also resets the back-off of switches whose cabling changed.
   switches_.update(std::shared_ptr<const Subnet>(fabric_, &fabric_->subnet));
   hca_names_ = std::make_unique<const HcaNames>(fabric_->subnet.fabric);
   net_ = std::make_unique<NetworkState>(fabric_->subnet.fabric);
+  lids_per_node_ = lids_per_node(fabric_->subnet);
   ++counters_["subnet_ups"];
   if (first && !reloaded_) {
     reload_from_store();
@@ -156,6 +159,7 @@ void JobController::fabric_updated(FabricSnapshot snapshot) {
   // The routing engine keeps every job's LFT entries from the next sweep on (it had the stored
   // ones since the controller started; the LFT audit below writes back whatever differs).
   keep_lft_overrides();
+  rewrite_swept_lft_blocks(swept);
   AuditOutcome a = audit_switches(switches_.due(SwitchRegistry::Clock::now()), true);
   audit_lft_blocks(a, true);
   std::size_t unreachable = 0;

@@ -19,10 +19,10 @@
 // The database, its -wal and -shm files, the marker and the lock file are 0600, the directory
 // 0700 (policy for existing ones in state_dir.hpp).
 //
-// Schema (version 3, PRAGMA user_version; version 1 had the first two tables, version 2 no
-// backend columns):
+// Schema (version 4, PRAGMA user_version; version 1 had the first two tables, version 2 no
+// backend columns, version 3 no lid_offset):
 //   jobs(job_id INTEGER PRIMARY KEY, user TEXT, uid INTEGER NULL, request TEXT,
-//        algorithm TEXT, phase TEXT NULL, started_unix_ms INTEGER)
+//        algorithm TEXT, phase TEXT NULL, started_unix_ms INTEGER, lid_offset INTEGER 0..127)
 //   flow_entries(job_id -> jobs ON DELETE CASCADE, seq INTEGER, switch_guid INTEGER,
 //                entry TEXT /* flowtable JSON form, no counters */,
 //                backend TEXT 'flow_table' | 'lft', PRIMARY KEY(job_id, seq))

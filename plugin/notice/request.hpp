@@ -54,6 +54,10 @@ struct JobStartRequest {
   std::optional<std::string> algorithm;
   /// Operator override of config.install_backend for this job (`dry_run`: what would change).
   std::optional<InstallBackend> backend;
+  /// The job's tasks send with the path bits the controller gives the job (its LID offset, which
+  /// the SPANK plugin exports): with LMC, a job on nodes other jobs use then gets LIDs of its own.
+  /// False: the job is routed on the base LIDs (its tasks would not know another offset).
+  bool path_bits = false;
   bool operator==(const JobStartRequest&) const = default;
 };
 
@@ -80,6 +84,7 @@ struct HintRequest {
 };
 
 struct JobsQuery {
+  std::optional<JobId> job;  // only this job (unknown_job when it is not active)
   bool operator==(const JobsQuery&) const = default;
 };
 

@@ -64,6 +64,7 @@ json request_to_json(const Request& request) {
           }
           if (r.algorithm) j["algorithm"] = *r.algorithm;
           if (r.backend) j["backend"] = std::string(to_string(*r.backend));
+          if (r.path_bits) j["path_bits"] = true;
         } else if constexpr (std::is_same_v<T, JobEndRequest>) {
           j["job"] = r.job.value();
         } else if constexpr (std::is_same_v<T, PhaseRequest>) {
@@ -71,6 +72,8 @@ json request_to_json(const Request& request) {
           j["action"] = r.action == PhaseAction::kBegin ? "begin" : "end";
           j["name"] = r.name;
           if (r.traffic) put_traffic(j, *r.traffic);
+        } else if constexpr (std::is_same_v<T, JobsQuery>) {
+          if (r.job) j["job"] = r.job->value();
         } else if constexpr (std::is_same_v<T, HintRequest>) {
           j["job"] = r.job.value();
           j["elephants"] = pairs_json(r.elephants);

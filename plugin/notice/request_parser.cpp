@@ -251,9 +251,10 @@ SwitchRef to_switch_ref(const json& v, const std::string& at) {
 // ---- One parser per op -------------------------------------------------------------------
 
 Request parse_job_start(const Object& o) {
-  o.allow_only({"v", "op", "job", "user", "uid", "nodes", "pattern", "matrix", "matrix_skipped",
-                "ranks_per_node", "mapping", "elephants", "phases", "algorithm", "backend"},
-               "job_start");
+  o.allow_only(
+      {"v", "op", "job", "user", "uid", "nodes", "pattern", "matrix", "matrix_skipped",
+       "ranks_per_node", "mapping", "elephants", "phases", "algorithm", "backend", "path_bits"},
+      "job_start");
   JobStartRequest r;
   r.job = to_job(o.need("job"), o.at("job"));
   r.user = to_string_value(o.need("user"), o.at("user"), "user");
@@ -328,6 +329,8 @@ Request parse_job_start(const Object& o) {
            quote_for_message(name) + " is not one of " + std::string(kInstallBackendNames));
     }
   }
+  if (const json* p = o.find("path_bits"))
+    r.path_bits = to_bool(*p, o.at("path_bits"), "path_bits");
   return r;
 }
 
@@ -368,8 +371,10 @@ Request parse_hint(const Object& o) {
 }
 
 Request parse_jobs(const Object& o) {
-  o.allow_only({"v", "op"}, "jobs");
-  return JobsQuery{};
+  o.allow_only({"v", "op", "job"}, "jobs");
+  JobsQuery q;
+  if (const json* j = o.find("job")) q.job = to_job(*j, o.at("job"));
+  return q;
 }
 
 Request parse_flows(const Object& o) {

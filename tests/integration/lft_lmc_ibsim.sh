@@ -45,11 +45,11 @@ dump_all "$WORK/before"
 
 # --- 1. two jobs on the same nodes, each on its own LIDs ------------------------------------------
 colliding_matrix 60 "$nodes" "$ranks"
-"$ctl" --json job start --job 60 --user root --nodes "$nodes" --matrix "$WORK/60.tm" \
+"$ctl" --json job start --job 60 --user root --nodes "$nodes" --matrix "$WORK/60.tm" --path-bits \
   >"$WORK/60.ready.json" || fail "job start 60: $(cat "$WORK/60.ready.json")"
 dump_all "$WORK/during-60"
 colliding_matrix 61 "$nodes" "$ranks"
-"$ctl" --json job start --job 61 --user root --nodes "$nodes" --matrix "$WORK/61.tm" \
+"$ctl" --json job start --job 61 --user root --nodes "$nodes" --matrix "$WORK/61.tm" --path-bits \
   >"$WORK/61.ready.json" || fail "job start 61: $(cat "$WORK/61.ready.json")"
 python3 - "$WORK/60.ready.json" "$WORK/61.ready.json" <<'PY' || fail "the jobs' ready answers: $(cat "$WORK/61.ready.json")"
 import json, sys

@@ -42,6 +42,9 @@ const std::vector<std::string> kExamples = {
     R"({"v":1,"op":"quarantine_release","job":49})",
     R"({"v":1,"op":"job_start","job":8,"user":"slurm","nodes":["n1"],"matrix":[[0,0,64],[0,1,5],[2,2,0]],"matrix_skipped":{"self_pairs":1,"intra_rank_bytes":10,"zero_pairs":4},"phases":[{"name":"io","matrix":[[1,1,7]],"matrix_skipped":{"zero_pairs":2}}]})",
     R"({"v":1,"op":"phase","job":8,"action":"begin","name":"dump","matrix":[[3,3,1],[3,0,0]]})",
+    R"({"v":1,"op":"job_start","job":10,"user":"slurm","nodes":["n1","n2"],"pattern":"ring","backend":"lft","path_bits":true})",
+    R"({"v":1,"op":"jobs","job":10})",
+    R"({"v":1,"op":"route","src":"n1","dst":"n2","job":10})",
 };
 
 const std::string kStart = R"({"v":1,"op":"job_start","job":9,"user":"alice",)";
@@ -172,6 +175,16 @@ TEST(Notice, Quarantine_ListForAnyoneReleaseForRootOnly) {
   EXPECT_EQ(required_privilege(release), Privilege::kRoot);
   // Without delete_entries the entries stay on the switches: the default loses nothing at once.
   EXPECT_EQ(parse_ok(kExamples[18]), Request(QuarantineReleaseRequest{JobId(49), false}));
+}
+
+TEST(Notice, PathBitsAndOneJobQueries) {
+  const auto start = std::get<JobStartRequest>(parse_ok(kExamples[21]));
+  EXPECT_TRUE(start.path_bits);
+  EXPECT_EQ(start.backend, InstallBackend::kLft);
+  EXPECT_FALSE(std::get<JobStartRequest>(parse_ok(kExamples[1])).path_bits);
+  EXPECT_EQ(std::get<JobsQuery>(parse_ok(kExamples[22])).job, JobId(10));
+  EXPECT_FALSE(std::get<JobsQuery>(parse_ok(kExamples[7])).job.has_value());
+  EXPECT_EQ(std::get<RouteQuery>(parse_ok(kExamples[23])).job, JobId(10));
   EXPECT_EQ(request_to_json(QuarantineReleaseRequest{JobId(49), false}).dump(),
             R"({"job":49,"op":"quarantine_release","v":1})");
 }
@@ -308,6 +321,10 @@ std::vector<Malformed> malformed_cases() {
        "/algorithm", "'Fast est' is not a valid algorithm name"},
       {kStart + R"("nodes":["a"],"pattern":"ring","algorithm":""})", ErrorCode::kInvalid,
        "/algorithm", "empty algorithm name"},
+      {kStart + R"("nodes":["a"],"pattern":"ring","path_bits":1})", ErrorCode::kInvalid,
+       "/path_bits", "path_bits"},
+      {R"({"v":1,"op":"jobs","job":0})", ErrorCode::kInvalid, "/job", "out of range"},
+      {R"({"v":1,"op":"route","src":"a","dst":"b","job":"x"})", ErrorCode::kInvalid, "/job", "job"},
       {kStart +
            R"("nodes":["a"],"pattern":"ring","phases":[{"name":"x","pattern":"ring"},{"name":"x","pattern":"ring"}]})",
        ErrorCode::kInvalid, "/phases/1/name", "declared twice (first at /phases/0/name)"},

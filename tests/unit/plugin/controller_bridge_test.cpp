@@ -910,7 +910,9 @@ TEST(ControllerFailover, AJobOnALidOffsetIsAdoptedWithItsOffsetAndHosts) {
     Sandbox old_master;
     Running run(glue, old_master, s);
     ASSERT_TRUE(ask(old_master.socket(), job_start(7, "random-perm")).value("ok", false));
-    const json second = ask(old_master.socket(), job_start(8, "all-to-all"));
+    json with_path_bits = job_start(8, "all-to-all");
+    with_path_bits["path_bits"] = true;
+    const json second = ask(old_master.socket(), with_path_bits);
     ASSERT_TRUE(second.value("ok", false)) << second.dump();
     ASSERT_EQ(second.at("lid_offset"), 1);
     ASSERT_GT(second.at("entries").get<int>(), 0);
@@ -925,7 +927,9 @@ TEST(ControllerFailover, AJobOnALidOffsetIsAdoptedWithItsOffsetAndHosts) {
   // With job 7 gone, a job on the same nodes takes offset 0, not the adopted job's 1.
   ASSERT_TRUE(
       ask(new_master.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 7}}).value("ok", false));
-  const json third = ask(new_master.socket(), job_start(9, "ring"));
+  json ring = job_start(9, "ring");
+  ring["path_bits"] = true;
+  const json third = ask(new_master.socket(), ring);
   ASSERT_TRUE(third.value("ok", false)) << third.dump();
   EXPECT_EQ(third.at("lid_offset"), 0) << third.dump();
 }

@@ -185,22 +185,36 @@ TEST(LftBackend, ASecondJobOnSharedNodesKeepsTheFirstOwnersTreesAndSaysSo) {
   EXPECT_EQ(b.glue.lfts(), b.defaults);
 }
 
+/// A job whose tasks send with the path bits the controller gives (`path_bits`, what the Slurm
+/// hook sets for a job with the SPANK plugin's options).
+json path_bits_job(std::uint64_t job, const std::string& pattern) {
+  json r = job_start(job, pattern);
+  r["path_bits"] = true;
+  return r;
+}
+
 /// With LMC 1 every host answers two LIDs: the second job on the same nodes gets LID offset 1
 /// (its tasks' path bits), routes on the hosts' second LIDs with LFT entries of its own, and
-/// follows no tree of the first job; the first job's entries stay as they were. A third job
-/// finds both offsets taken on its nodes: it shares the first one's and says which flows follow
-/// that job's trees, as without LMC.
+/// follows no tree of the first job; the first job's entries stay as they were. A job whose tasks
+/// would not be told an offset stays on the base LIDs and follows the first job's trees there,
+/// as without LMC; so does a job that finds both offsets taken on its nodes.
 TEST(LftBackend, WithLmcEachJobOnSharedNodesGetsItsOwnLidsAndTrees) {
   LftBed b(1);
   Sandbox box("install_backend: lft\n");
   Running run(b.glue, box, b.s);
-  const json first = ask(box.socket(), job_start(76, "random-perm"));
+  const json first = ask(box.socket(), path_bits_job(76, "random-perm"));
   ASSERT_TRUE(first.value("ok", false)) << first.dump();
   EXPECT_EQ(first.at("lid_offset"), 0);
   const auto after_first = b.glue.lfts();
   const auto first_intent = lft_intent(box.socket(), 76);
   ASSERT_FALSE(first_intent.empty());
-  const json second = ask(box.socket(), job_start(77, "all-to-all"));
+  const json unaware = ask(box.socket(), job_start(78, "all-to-all"));
+  ASSERT_TRUE(unaware.value("ok", false)) << unaware.dump();
+  EXPECT_EQ(unaware.at("lid_offset"), 0) << unaware.dump();
+  EXPECT_GT(unaware.at("off_path_counts").value("shared_destination", 0), 0) << unaware.dump();
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 78}}).value("ok", false));
+  EXPECT_EQ(b.glue.lfts(), after_first);
+  const json second = ask(box.socket(), path_bits_job(77, "all-to-all"));
   ASSERT_TRUE(second.value("ok", false)) << second.dump();
   EXPECT_EQ(second.at("lid_offset"), 1) << second.dump();
   EXPECT_FALSE(second.at("off_path_counts").contains("shared_destination")) << second.dump();
@@ -247,11 +261,11 @@ TEST(LftBackend, WithLmcEachJobOnSharedNodesGetsItsOwnLidsAndTrees) {
       box.socket(), {{"v", 1}, {"op", "route"}, {"src", "n0001"}, {"dst", "n0002"}, {"job", 99}});
   EXPECT_EQ(unknown.at("error").at("code"), "unknown_job") << unknown.dump();
 
-  const json third = ask(box.socket(), job_start(78, "all-to-all"));
+  const json third = ask(box.socket(), path_bits_job(79, "all-to-all"));
   ASSERT_TRUE(third.value("ok", false)) << third.dump();
   EXPECT_EQ(third.at("lid_offset"), 0);
   EXPECT_GT(third.at("off_path_counts").value("shared_destination", 0), 0) << third.dump();
-  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 78}}).value("ok", false));
+  ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 79}}).value("ok", false));
 
   ASSERT_TRUE(ask(box.socket(), {{"v", 1}, {"op", "job_end"}, {"job", 77}}).value("ok", false));
   EXPECT_EQ(b.glue.lfts(), after_first);

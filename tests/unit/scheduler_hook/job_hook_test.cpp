@@ -81,6 +81,8 @@ TEST(JobEnvironment, BuildsTheRequestFromSlurmAndSpankVariables) {
   EXPECT_EQ(r->ranks_per_node, 4u);
   EXPECT_EQ(r->mapping, Mapping::kCyclic);
   EXPECT_EQ(r->elephants, (std::vector<RankPair>{{0, 5}, {3, 1}}));
+  // The SPANK plugin tells the job's tasks their LID offset: the controller may give one.
+  EXPECT_TRUE(r->path_bits);
 }
 
 TEST(JobEnvironment, ReadsAMatrixWithItsSkippedPairs) {
@@ -105,6 +107,8 @@ TEST(JobEnvironment, NoPatternMeansNoRequestUnlessADefaultIsConfigured) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(std::get<PatternSpec>(r->traffic).name, "ring");
   EXPECT_EQ(r->ranks_per_node, 2u);
+  // No --sdn-pattern: the plugin asks nothing in slurmstepd, so the job stays on the base LIDs.
+  EXPECT_FALSE(r->path_bits);
 }
 
 TEST(JobEnvironment, NamesTheVariableAtFault) {
