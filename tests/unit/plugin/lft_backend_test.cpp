@@ -5,6 +5,7 @@
 // entries come back from the store after a restart.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -322,6 +323,39 @@ TEST(LftBackend, TheEntriesComeBackFromTheStoreWhenARestartedOpenSmWroteTheDefau
   for (const auto& [g, t] : b.defaults) b.glue.set_lft(g, t);
   Running again(b.glue, box, b.s);
   EXPECT_EQ(b.glue.lfts(), installed) << b.glue.log_text();
+}
+
+/// The controller reloads its store when opensm creates it: the engine's first tables after a
+/// restart, asked before any SUBNET UP, already hold the stored jobs' LFT entries.
+TEST(LftBackend, ARestartedOpenSmsFirstSweepAlreadyWritesTheStoredJobsEntries) {
+  LftBed b;
+  Sandbox box;
+  std::map<std::uint64_t, std::vector<std::uint8_t>> installed;
+  {
+    Running run(b.glue, box, b.s);
+    ASSERT_TRUE(ask(box.socket(), job_start(81, "random-perm")).value("ok", false));
+    installed = b.glue.lfts();
+    ASSERT_NE(installed, b.defaults);
+  }
+  osmsdn_ctx* ctx = nullptr;
+  ASSERT_EQ(osmsdn_create(OSMSDN_ABI_VERSION, &b.glue.ops(), box.options.c_str(), &ctx), OSMSDN_OK);
+  std::vector<std::vector<std::uint8_t>> bytes;
+  std::vector<osmsdn_lft> tables;
+  bytes.reserve(b.s.lfts.size());
+  for (const osmsdn_lft& t : b.s.lfts) {
+    bytes.emplace_back(t.size, OSMSDN_NO_PATH);
+    tables.push_back(osmsdn_lft{t.switch_guid, bytes.back().data(), t.size});
+  }
+  ASSERT_EQ(osmsdn_compute_lfts(ctx, &b.s.abi.view, tables.data(),
+                                static_cast<std::uint32_t>(tables.size())),
+            OSMSDN_OK);
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    const std::vector<std::uint8_t>& want = installed.at(tables[i].switch_guid);
+    ASSERT_GE(want.size(), bytes[i].size());
+    EXPECT_TRUE(std::equal(bytes[i].begin(), bytes[i].end(), want.begin())) << i;
+  }
+  EXPECT_GE(b.glue.count("jobs' LFT entries kept"), 1u) << b.glue.log_text();
+  osmsdn_destroy(ctx);
 }
 
 /// A new master after a standby term takes jobs over from the flow tables' cookies; an LFT entry
