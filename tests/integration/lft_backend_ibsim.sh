@@ -121,9 +121,13 @@ opensm_wait_audit "$osm_dir" 60 "$mark"
 # The controller reloaded its store before opensm's first sweep: the engine's first tables already
 # held the jobs' entries (no window on the defaults), and the LFT audit at SUBNET UP found every
 # block as intended.
-tail -c +"$((mark + 1))" "$osm_dir/opensm.log" | grep -m1 "sdn engine: " | grep -Eq ", [1-9][0-9]* jobs' LFT entries kept" ||
-  fail "the restarted engine's first tables did not keep the stored jobs' LFT entries: $(tail -c +"$((mark + 1))" "$osm_dir/opensm.log" | grep -m1 'sdn engine: ')"
-tail -c +"$((mark + 1))" "$osm_dir/opensm.log" | grep -Eq "audit after SUBNET UP: .*LFTs: [1-9][0-9]* block\(s\) read on [0-9]+ switch\(es\), 0 rewritten" ||
+# (The log since the restart into a file first: a grep that stops at its first match would end a
+# pipe's writer with SIGPIPE, which pipefail reports as a failure.)
+tail -c +"$((mark + 1))" "$osm_dir/opensm.log" >"$WORK/restart.log"
+first_sweep=$(grep "sdn engine: " "$WORK/restart.log" | head -n 1 || true)
+grep -Eq ", [1-9][0-9]* jobs' LFT entries kept" <<<"$first_sweep" ||
+  fail "the restarted engine's first tables did not keep the stored jobs' LFT entries: $first_sweep"
+grep -Eq "audit after SUBNET UP: .*LFTs: [1-9][0-9]* block\(s\) read on [0-9]+ switch\(es\), 0 rewritten" "$WORK/restart.log" ||
   fail "after the restart the LFT audit did not find the blocks as intended: $(grep 'audit after SUBNET UP' "$osm_dir/opensm.log" | tail -1)"
 dump_all "$WORK/after-restart"
 same_dumps "$WORK/during" "$WORK/after-restart" "after kill -9 and a restart the LFTs are not the jobs'"
