@@ -2,8 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <system_error>
 
 namespace ibsdn {
 
@@ -26,10 +27,25 @@ ConfigError::ConfigError(std::string_view source, std::size_t line, std::size_t 
 std::string read_config_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  // What was opened, not what the name points to now.
+  std::error_code ec;
+  const auto kind = std::filesystem::status(path, ec).type();
+  if (kind == std::filesystem::file_type::directory) {
+    throw ConfigError(path, 0, 0, "is a directory, not a file");
+  }
+  if (!ec && kind != std::filesystem::file_type::regular) {
+    throw ConfigError(path, 0, 0, "is not a regular file (a device, a FIFO or a socket)");
+  }
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxConfigFileBytes) {
+      throw ConfigError(path, 0, 0, "larger than 64 MiB, not a configuration file");
+    }
+  }
   if (in.bad()) throw ConfigError(path, 0, 0, std::string("read failed: ") + std::strerror(errno));
-  return std::move(text).str();
+  return text;
 }
 
 }  // namespace ibsdn

@@ -29,8 +29,12 @@ class ConfigError : public std::runtime_error {
 std::string located_message(std::string_view source, std::size_t line, std::size_t column,
                             std::string_view what);
 
-/// The whole text of the file at `path`. ConfigError "PATH: cannot read: WHY" when it cannot be
-/// opened, "PATH: read failed: WHY" when reading it fails.
+/// The most a configuration file (ibsdn.yaml, a host map, a scenario) may hold.
+inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{64} << 20;
+
+/// The whole text of the regular file at `path`. ConfigError "PATH: cannot read: WHY" when it
+/// cannot be opened, "PATH: is a directory, not a file" (or another kind of file: a device, a
+/// FIFO), "PATH: larger than 64 MiB, not a configuration file", "PATH: read failed: WHY".
 std::string read_config_file(const std::string& path);
 
 }  // namespace ibsdn

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstdio>
 #include <optional>
 #include <span>
 
@@ -355,8 +356,19 @@ void expand_path_templates(Config& c, std::uint64_t port_guid) {
 }
 
 Config load_config(const std::string& path) {
-  Config c = parse_config(read_config_file(path), path);
   struct stat st {};
+  // Whoever may write the file decides how the subnet is routed and where the state goes: as
+  // OpenSSH refuses a key others may write, a file group or others may write is refused.
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw ConfigError(path, 0, 0,
+                      std::string("is writable by ") +
+                          ((st.st_mode & S_IWOTH) != 0 ? "every user" : "its group") + " (mode " +
+                          mode + "): whoever may write it controls the routing; chmod go-w");
+  }
+  Config c = parse_config(read_config_file(path), path);
   if (c.switch_key_source == SwitchKeySource::kConfig && ::stat(path.c_str(), &st) == 0 &&
       (st.st_mode & S_IROTH) != 0) {
     c.warnings.push_back(path + ": holds switch_key but is readable by every user (chmod o-r)");

@@ -472,6 +472,12 @@ Request parse_or_throw(std::string_view line) {
   if (line.find('\n') != std::string_view::npos) {
     fail(ErrorCode::kParseError, "", "a request is a single line");
   }
+  // JSON text never holds a NUL byte (inside a string it is \u0000); the JSON reader would stop
+  // at one and take what precedes it.
+  if (const auto nul = line.find('\0'); nul != std::string_view::npos) {
+    fail(ErrorCode::kParseError, "",
+         "a NUL byte at offset " + std::to_string(nul) + ": a request is JSON text");
+  }
   json j;
   try {
     j = json::parse(line.begin(), line.end(), ShapeCheck{});

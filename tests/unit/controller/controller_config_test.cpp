@@ -348,6 +348,43 @@ TEST(ControllerConfig, LoadConfig_ReportsAnUnreadableFile) {
   }
 }
 
+/// What is not a small regular file the operator alone may write is refused, naming the path:
+/// a directory (it used to read as an empty file: the controller ran on the defaults), a device
+/// that never ends (/dev/zero used to grow the reader without bound), and a file its group or
+/// every user may write.
+TEST(ControllerConfig, LoadConfig_RefusesADirectoryADeviceAndAFileOthersMayWrite) {
+  const std::string dir = temp_dir();
+  const auto refused = [](const std::string& path) {
+    try {
+      (void)load_config(path);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refused(dir), dir + ": is a directory, not a file");
+  EXPECT_EQ(refused("/dev/zero"),
+            "/dev/zero: is not a regular file (a device, a FIFO or a socket)");
+  const std::string path = dir + "/ibsdn.yaml";
+  std::ofstream(path) << "audit_interval_ms: 0\n";
+  ::chmod(path.c_str(), 0664);
+  EXPECT_EQ(refused(path), path +
+                               ": is writable by its group (mode 0664): whoever may write it "
+                               "controls the routing; chmod go-w");
+  ::chmod(path.c_str(), 0646);
+  EXPECT_NE(refused(path).find("writable by every user (mode 0646)"), std::string::npos);
+  ::chmod(path.c_str(), 0644);
+  EXPECT_EQ(refused(path), "accepted");
+  // Larger than any configuration: refused once the limit is passed, not read to the end.
+  {
+    std::ofstream big(path, std::ios::binary);
+    const std::string chunk(1 << 20, '#');
+    for (std::size_t i = 0; i <= (kMaxConfigFileBytes >> 20); ++i) big << chunk;
+  }
+  EXPECT_EQ(refused(path), path + ": larger than 64 MiB, not a configuration file");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ControllerConfig, LoadConfig_WarnsWhenAConfigFileHoldingTheKeyIsWorldReadable) {
   const std::string dir = temp_dir();
   const std::string path = dir + "/ibsdn.yaml";

@@ -177,6 +177,18 @@ TEST(Notice, Quarantine_ListForAnyoneReleaseForRootOnly) {
   EXPECT_EQ(parse_ok(kExamples[18]), Request(QuarantineReleaseRequest{JobId(49), false}));
 }
 
+TEST(Notice, ANulByteAnywhereInTheLineIsRefused) {
+  for (const std::string& line : {std::string(R"({"v":1,"op":"ping"})") + std::string(2, '\0'),
+                                  std::string(R"({"v":1,"op":"ping"})") + '\0' + "\n",
+                                  std::string(R"({"v":1,"op":"pi)") + '\0' + R"(ng"})"}) {
+    const ParsedRequest p = parse_request(line);
+    ASSERT_FALSE(p.ok()) << line.size();
+    EXPECT_EQ(p.error().code, ErrorCode::kParseError);
+    EXPECT_NE(p.error().message.find("a NUL byte at offset"), std::string::npos)
+        << p.error().message;
+  }
+}
+
 TEST(Notice, PathBitsAndOneJobQueries) {
   const auto start = std::get<JobStartRequest>(parse_ok(kExamples[21]));
   EXPECT_TRUE(start.path_bits);
